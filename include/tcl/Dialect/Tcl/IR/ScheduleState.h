@@ -1,0 +1,136 @@
+//===- ScheduleState.h - Loop-nest state a schedule walks through -*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A tcl.sched.schedule is verified, tokenized and lowered by replaying its
+// primitives over an abstract description of the anchor op's loop nest: the
+// iteration domain (extent and kind per loop dimension) and the tile levels
+// created so far. This file is the one place that knows how each primitive
+// changes that description, so the verifier, the tokenizer and the lowering
+// onto the transform dialect can never disagree.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_DIALECT_TCL_IR_SCHEDULESTATE_H
+#define TCL_DIALECT_TCL_IR_SCHEDULESTATE_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir {
+class Operation;
+namespace tcl {
+
+/// The operator classes a schedule can be anchored on. The tokenizer encodes
+/// this as a one-hot; keep the order stable (it is part of the token layout).
+enum class AnchorClass : unsigned {
+  Matmul = 0,
+  BatchMatmul,
+  Conv2D,
+  DepthwiseConv2D,
+  Pool2D,
+  Conv1D, // A 2-D window op after `decompose`.
+  Generic,
+};
+constexpr unsigned kNumAnchorClasses = 7;
+
+/// A pair of loop dimensions (output position, window position) that
+/// `decompose` removes once both have extent 1.
+struct WindowDims {
+  unsigned output;
+  unsigned window;
+};
+
+/// What tcl knows about a linalg operation that can anchor a schedule.
+struct AnchorInfo {
+  StringRef opName;
+  AnchorClass anchorClass;
+  /// 'p' (parallel) or 'r' (reduction) per loop dimension; empty for
+  /// linalg.generic, whose loops the schedule declares.
+  StringRef loopKinds;
+  /// For 2-D window ops: the H and W (output, window) loop pairs.
+  std::optional<WindowDims> heightDims, widthDims;
+  /// Operation name after `decompose` (empty if it cannot be decomposed).
+  StringRef decomposedName;
+  /// Whether MLIR's vectorizer handles this op directly.
+  bool vectorizable;
+};
+
+/// Returns the description of `opName`, or nullptr if it cannot anchor a
+/// schedule.
+const AnchorInfo *lookupAnchor(StringRef opName);
+/// All supported anchor operation names (for diagnostics).
+ArrayRef<AnchorInfo> getSupportedAnchors();
+
+enum class LoopKind : unsigned { Parallel = 0, Reduction = 1 };
+
+/// One dimension of the (current) iteration domain of the anchor op.
+struct LoopDim {
+  /// Extent of the dimension inside the innermost tile created so far;
+  /// ShapedType::kDynamic if unknown.
+  int64_t extent;
+  LoopKind kind;
+  /// False once a tile size that does not divide the extent was applied:
+  /// the innermost tiles may then be partial.
+  bool evenlyTiled = true;
+};
+
+/// One `tile` primitive and the primitives attached to it.
+struct TileLevel {
+  Operation *tileOp = nullptr;
+  /// Tile size per loop dimension of the domain at that point (0 = untiled).
+  SmallVector<int64_t> sizes;
+  /// Loop order: a permutation of the domain's dimensions, outermost first.
+  SmallVector<int64_t> interchange;
+  /// Kind of each loop dimension of the domain at that point.
+  SmallVector<LoopKind> kinds;
+  /// Trip count per dimension (ShapedType::kDynamic if unknown, 1 if
+  /// untiled).
+  SmallVector<int64_t> tripCounts;
+  /// Emitted as one scf.forall instead of a scf.for nest.
+  bool parallel = false;
+  /// The task's epilogue is tiled at this level and the anchor fused into it.
+  bool fusesEpilogue = false;
+
+  /// The dimensions that get a loop at this level, outermost first.
+  SmallVector<int64_t> loopDims() const;
+};
+
+/// The replayed state of a schedule. Each primitive's `applyToState` checks
+/// its preconditions against it (emitting a diagnostic that names the
+/// primitive and the reason) and then updates it.
+struct ScheduleState {
+  const AnchorInfo *anchor = nullptr;
+  /// Current anchor operation name (changes with decompose/split_reduction).
+  std::string anchorName;
+  SmallVector<LoopDim> dims;
+  SmallVector<TileLevel, 3> levels;
+  bool decomposed = false;
+  bool splitReduction = false;
+  bool padded = false;
+  bool vectorized = false;
+  bool hoisted = false;
+
+  unsigned getNumDims() const { return dims.size(); }
+  bool hasDynamicExtent() const;
+  /// Number of elements of the innermost tile's iteration space, or
+  /// ShapedType::kDynamic.
+  int64_t innermostTileVolume() const;
+  /// True if any primitive changed the loop structure after vectorization.
+  bool isStructural() const { return !vectorized; }
+};
+
+/// Formats a list of sizes as "[a, b, c]" with '?' for dynamic values.
+std::string formatSizes(ArrayRef<int64_t> sizes);
+
+} // namespace tcl
+} // namespace mlir
+
+#endif // TCL_DIALECT_TCL_IR_SCHEDULESTATE_H

@@ -1,0 +1,31 @@
+//===- Passes.h - tcl transformation passes ---------------------*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_TRANSFORMS_PASSES_H
+#define TCL_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::tcl {
+
+#define GEN_PASS_DECL
+#include "tcl/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tcl/Transforms/Passes.h.inc"
+
+} // namespace mlir::tcl
+
+#endif // TCL_TRANSFORMS_PASSES_H

@@ -1,0 +1,94 @@
+//===- ScheduleState.cpp - Loop-nest state a schedule walks through -------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Dialect/Tcl/IR/ScheduleState.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+// Loop orders are those of the linalg named ops' iteration domains (see their
+// indexing maps in LinalgNamedStructuredOps.yaml); `decompose` drops an
+// (output, window) pair once both have extent 1, as linalg's decomposition
+// patterns require.
+static const AnchorInfo kAnchors[] = {
+    {"linalg.matmul", AnchorClass::Matmul, "ppr", std::nullopt, std::nullopt,
+     "", true},
+    {"linalg.matmul_transpose_b", AnchorClass::Matmul, "ppr", std::nullopt,
+     std::nullopt, "", true},
+    {"linalg.batch_matmul", AnchorClass::BatchMatmul, "pppr", std::nullopt,
+     std::nullopt, "", true},
+    // (n, oh, ow, f, kh, kw, c)
+    {"linalg.conv_2d_nhwc_hwcf", AnchorClass::Conv2D, "pppprrr",
+     WindowDims{1, 4}, WindowDims{2, 5}, "linalg.conv_1d_nwc_wcf", false},
+    // (n, f, oh, ow, c, kh, kw)
+    {"linalg.conv_2d_nchw_fchw", AnchorClass::Conv2D, "pppprrr",
+     WindowDims{2, 5}, WindowDims{3, 6}, "linalg.conv_1d_ncw_fcw", false},
+    // (n, oh, ow, c, kh, kw)
+    {"linalg.depthwise_conv_2d_nhwc_hwc", AnchorClass::DepthwiseConv2D,
+     "pppprr", WindowDims{1, 4}, WindowDims{2, 5},
+     "linalg.depthwise_conv_1d_nwc_wc", false},
+    {"linalg.pooling_nhwc_max", AnchorClass::Pool2D, "pppprr", WindowDims{1, 4},
+     WindowDims{2, 5}, "linalg.pooling_nwc_max", false},
+    {"linalg.pooling_nhwc_sum", AnchorClass::Pool2D, "pppprr", WindowDims{1, 4},
+     WindowDims{2, 5}, "linalg.pooling_nwc_sum", false},
+    // (n, c, oh, ow, kh, kw)
+    {"linalg.pooling_nchw_max", AnchorClass::Pool2D, "pppprr", WindowDims{2, 4},
+     WindowDims{3, 5}, "linalg.pooling_ncw_max", false},
+    {"linalg.pooling_nchw_sum", AnchorClass::Pool2D, "pppprr", WindowDims{2, 4},
+     WindowDims{3, 5}, "linalg.pooling_ncw_sum", false},
+    {"linalg.generic", AnchorClass::Generic, "", std::nullopt, std::nullopt, "",
+     true},
+};
+
+const AnchorInfo *mlir::tcl::lookupAnchor(StringRef opName) {
+  for (const AnchorInfo &info : kAnchors)
+    if (info.opName == opName)
+      return &info;
+  return nullptr;
+}
+
+ArrayRef<AnchorInfo> mlir::tcl::getSupportedAnchors() { return kAnchors; }
+
+SmallVector<int64_t> TileLevel::loopDims() const {
+  SmallVector<int64_t> dims;
+  for (int64_t dim : interchange)
+    if (sizes[dim] != 0)
+      dims.push_back(dim);
+  return dims;
+}
+
+bool ScheduleState::hasDynamicExtent() const {
+  return llvm::any_of(dims, [](const LoopDim &dim) {
+    return ShapedType::isDynamic(dim.extent);
+  });
+}
+
+int64_t ScheduleState::innermostTileVolume() const {
+  int64_t volume = 1;
+  for (const LoopDim &dim : dims) {
+    if (ShapedType::isDynamic(dim.extent))
+      return ShapedType::kDynamic;
+    volume *= dim.extent;
+  }
+  return volume;
+}
+
+std::string mlir::tcl::formatSizes(ArrayRef<int64_t> sizes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '[';
+  llvm::interleaveComma(sizes, os, [&](int64_t size) {
+    if (ShapedType::isDynamic(size))
+      os << '?';
+    else
+      os << size;
+  });
+  os << ']';
+  return text;
+}

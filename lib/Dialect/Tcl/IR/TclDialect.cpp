@@ -1,0 +1,20 @@
+//===- TclDialect.cpp - The tcl dialect -----------------------------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Dialect/Tcl/IR/TclDialect.h"
+#include "tcl/Dialect/Tcl/IR/TclOps.h"
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+#include "tcl/Dialect/Tcl/IR/TclDialect.cpp.inc"
+
+void TclDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "tcl/Dialect/Tcl/IR/TclSchedOps.cpp.inc"
+      >();
+}

@@ -1,0 +1,531 @@
+//===- ApplySchedule.cpp - tcl.sched -> transform dialect -----------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each schedule primitive becomes one or a few upstream transform ops. The
+// emitter replays the schedule over its ScheduleState (the same replay the
+// verifier does), so it always knows the loop nest the primitive acts on.
+// Every transform op carries the location of the primitive it came from:
+// a failure inside the interpreter points at that primitive.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Transforms/ApplySchedule.h"
+#include "tcl/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
+#include "mlir/Dialect/SCF/TransformOps/SCFTransformOps.h"
+#include "mlir/Dialect/Tensor/TransformOps/TensorTransformOps.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "mlir/Dialect/Transform/LoopExtension/LoopExtensionOps.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace mlir::tcl {
+#define GEN_PASS_DEF_APPLYSCHEDULE
+#include "tcl/Transforms/Passes.h.inc"
+} // namespace mlir::tcl
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+/// Temporary payload attribute through which the transform sequence finds
+/// the operations of the task instance it applies to.
+static constexpr StringLiteral kMatchAttrName = "__tcl_sched_match";
+/// Match keys: the anchor, the fill that initializes its output, and the
+/// epilogue ops (kEpilogueKeyBase + position).
+static constexpr int64_t kAnchorKey = 0;
+static constexpr int64_t kAnchorFillKey = 1;
+static constexpr int64_t kEpilogueKeyBase = 2;
+
+//===----------------------------------------------------------------------===//
+// Payload
+//===----------------------------------------------------------------------===//
+
+static std::string formatKinds(ArrayRef<utils::IteratorType> kinds) {
+  std::string text;
+  for (utils::IteratorType kind : kinds)
+    text.push_back(kind == utils::IteratorType::reduction ? 'r' : 'p');
+  return text;
+}
+
+/// The linalg.fill that initializes `anchor`'s output, if `anchor` is its
+/// only user: fusing it keeps the output tile in cache.
+static linalg::FillOp getAnchorFill(Operation *anchor) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(anchor);
+  if (!linalgOp || linalgOp.getNumDpsInits() != 1)
+    return nullptr;
+  auto fill = linalgOp.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill->hasOneUse())
+    return nullptr;
+  return fill;
+}
+
+FailureOr<SmallVector<TaskInstance>>
+mlir::tcl::findTaskInstances(ScheduleOp schedule, Operation *root) {
+  SmallVector<TaskInstance> instances;
+  bool failedCheck = false;
+  root->walk([&](Operation *op) {
+    auto task = op->getAttrOfType<StringAttr>(kTaskAttrName);
+    if (!task || task.getValue() != schedule.getTask())
+      return;
+    auto fail = [&](const Twine &message) {
+      InFlightDiagnostic diag = schedule.emitOpError(message);
+      diag.attachNote(op->getLoc()) << "task instance here";
+      failedCheck = true;
+    };
+    if (op->getName().getStringRef() != schedule.getAnchor())
+      return fail("expects anchor " + schedule.getAnchor() + " but task '" +
+                  schedule.getTask() + "' is anchored on " +
+                  op->getName().getStringRef());
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    SmallVector<int64_t> extents = linalgOp.getStaticLoopRanges();
+    std::string kinds = formatKinds(linalgOp.getIteratorTypesArray());
+    if (extents != schedule.getExtents() || kinds != schedule.getLoopKinds())
+      return fail("declares loops " + formatSizes(schedule.getExtents()) +
+                  " '" + schedule.getLoopKinds() + "' but the anchor has " +
+                  formatSizes(extents) + " '" + kinds + "'");
+
+    // The epilogue: tagged ops that consume the anchor's result, directly
+    // or through one another.
+    TaskInstance instance{op, {}};
+    SmallVector<Operation *> worklist{op};
+    while (!worklist.empty()) {
+      Operation *producer = worklist.pop_back_val();
+      for (Operation *user : producer->getUsers()) {
+        auto tag = user->getAttrOfType<StringAttr>(kEpilogueAttrName);
+        if (!tag || tag.getValue() != schedule.getTask() ||
+            llvm::is_contained(instance.epilogue, user))
+          continue;
+        if (!isa<linalg::LinalgOp>(user) || user->getBlock() != op->getBlock())
+          return fail("epilogue op " + user->getName().getStringRef() +
+                      " must be a linalg op in the anchor's block");
+        instance.epilogue.push_back(user);
+        worklist.push_back(user);
+      }
+    }
+    llvm::sort(instance.epilogue, [](Operation *lhs, Operation *rhs) {
+      return lhs->isBeforeInBlock(rhs);
+    });
+    instances.push_back(std::move(instance));
+  });
+  if (failedCheck)
+    return failure();
+  if (instances.empty())
+    return schedule.emitOpError("finds no operation tagged ")
+           << kTaskAttrName << " = \"" << schedule.getTask() << "\"";
+  return instances;
+}
+
+void mlir::tcl::tagTaskInstance(const TaskInstance &instance) {
+  Builder builder(instance.anchor->getContext());
+  instance.anchor->setAttr(kMatchAttrName,
+                           builder.getI64IntegerAttr(kAnchorKey));
+  if (linalg::FillOp fill = getAnchorFill(instance.anchor))
+    fill->setAttr(kMatchAttrName, builder.getI64IntegerAttr(kAnchorFillKey));
+  for (auto [index, op] : llvm::enumerate(instance.epilogue))
+    op->setAttr(kMatchAttrName,
+                builder.getI64IntegerAttr(kEpilogueKeyBase + index));
+}
+
+void mlir::tcl::untagTaskInstances(Operation *root) {
+  root->walk([](Operation *op) { op->removeAttr(kMatchAttrName); });
+}
+
+//===----------------------------------------------------------------------===//
+// Transform sequence emission
+//===----------------------------------------------------------------------===//
+
+namespace {
+class TransformEmitter {
+public:
+  TransformEmitter(OpBuilder &builder, ScheduleOp schedule,
+                   const TaskInstance &instance, ScheduleState finalState)
+      : b(builder), schedule(schedule), instance(instance),
+        finalState(std::move(finalState)),
+        anyOp(transform::AnyOpType::get(builder.getContext())) {}
+
+  /// Emits the body of the sequence whose payload root is `root`.
+  LogicalResult emit(Value root);
+
+private:
+  Value match(Location loc, int64_t key);
+  LogicalResult emitTile(TileOp op, unsigned levelIndex,
+                         const ScheduleState &before);
+  LogicalResult emitFusedTile(TileOp op, const TileLevel &level);
+  LogicalResult emitPad(tcl::PadOp op, const ScheduleState &before);
+  LogicalResult emitVectorize(tcl::VectorizeOp op,
+                              const ScheduleState &before);
+  Value getLoop(unsigned level, int64_t dim);
+
+  OpBuilder &b;
+  ScheduleOp schedule;
+  const TaskInstance &instance;
+  /// The state after the whole schedule: complete tile level descriptions.
+  ScheduleState finalState;
+  Type anyOp;
+
+  Value root;
+  /// Handle to the (tiled, transformed) anchor op.
+  Value anchor;
+  /// Loops of each tile level, outermost first (one scf.forall if parallel).
+  SmallVector<SmallVector<Value>> levelLoops;
+  /// Epilogue ops and the fill fused into the first tile level.
+  SmallVector<Value> fusedOps;
+};
+} // namespace
+
+Value TransformEmitter::match(Location loc, int64_t key) {
+  DictionaryAttr attrs = b.getDictionaryAttr(
+      b.getNamedAttr(kMatchAttrName, b.getI64IntegerAttr(key)));
+  return b
+      .create<transform::MatchOp>(loc, anyOp, root, /*ops=*/ArrayAttr(),
+                                  /*interface=*/nullptr, attrs,
+                                  /*filter_result_type=*/TypeAttr(),
+                                  /*filter_operand_types=*/ArrayAttr())
+      .getResult();
+}
+
+LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex,
+                                         const ScheduleState &before) {
+  const TileLevel &level = finalState.levels[levelIndex];
+  if (level.fusesEpilogue)
+    return emitFusedTile(op, level);
+  Location loc = op.getLoc();
+  if (level.parallel) {
+    auto tiled = b.create<transform::TileUsingForallOp>(
+        loc, anchor, level.sizes, transform::TileSizesSpec(),
+        /*mapping=*/ArrayAttr());
+    anchor = tiled.getTiledOp();
+    levelLoops.push_back({tiled.getForallOp()});
+    return success();
+  }
+  auto tiled = b.create<transform::TileUsingForOp>(loc, anchor, level.sizes,
+                                                   level.interchange);
+  anchor = tiled.getTiledLinalgOp();
+  levelLoops.push_back(SmallVector<Value>(tiled.getLoops()));
+  return success();
+}
+
+LogicalResult TransformEmitter::emitFusedTile(TileOp op,
+                                              const TileLevel &level) {
+  Location loc = op.getLoc();
+  if (instance.epilogue.empty())
+    return op.emitOpError("fuses the epilogue of task '")
+           << schedule.getTask() << "', which has none (tag its ops "
+           << kEpilogueAttrName << " = \"" << schedule.getTask() << "\")";
+
+  // The epilogue's loops are the anchor's parallel loops, in order.
+  SmallVector<int64_t> parallelIndex(level.sizes.size(), -1);
+  SmallVector<int64_t> sizes;
+  for (auto [dim, kind] : llvm::enumerate(level.kinds))
+    if (kind == LoopKind::Parallel) {
+      parallelIndex[dim] = sizes.size();
+      sizes.push_back(level.sizes[dim]);
+    }
+  SmallVector<int64_t> interchange;
+  for (int64_t dim : level.interchange)
+    if (parallelIndex[dim] >= 0)
+      interchange.push_back(parallelIndex[dim]);
+
+  Operation *rootOp = instance.epilogue.back();
+  auto rootLinalg = cast<linalg::LinalgOp>(rootOp);
+  if (rootLinalg.getNumLoops() != sizes.size() ||
+      rootLinalg.getNumReductionLoops() != 0)
+    return op.emitOpError("cannot tile the epilogue's last op ")
+           << rootOp->getName() << " like the anchor: it has "
+           << rootLinalg.getNumLoops() << " loops, expected " << sizes.size()
+           << " parallel ones";
+
+  Value epilogueRoot =
+      match(loc, kEpilogueKeyBase + instance.epilogue.size() - 1);
+  SmallVector<Value> loops;
+  Value tiledRoot;
+  if (level.parallel) {
+    auto tiled = b.create<transform::TileUsingForallOp>(
+        loc, epilogueRoot, sizes, transform::TileSizesSpec(), ArrayAttr());
+    tiledRoot = tiled.getTiledOp();
+    loops.push_back(tiled.getForallOp());
+  } else {
+    auto tiled = b.create<transform::TileUsingForOp>(loc, epilogueRoot, sizes,
+                                                     interchange);
+    tiledRoot = tiled.getTiledLinalgOp();
+    llvm::append_range(loops, tiled.getLoops());
+  }
+  fusedOps.push_back(tiledRoot);
+
+  // Fuse producers, consumers first, into the innermost loop.
+  auto fuse = [&](int64_t key) {
+    auto fused = b.create<transform::FuseIntoContainingOp>(loc, match(loc, key),
+                                                           loops.back());
+    loops.back() = fused.getNewContainingOp();
+    return fused.getFusedOp();
+  };
+  for (int64_t index = instance.epilogue.size() - 2; index >= 0; --index)
+    fusedOps.push_back(fuse(kEpilogueKeyBase + index));
+  anchor = fuse(kAnchorKey);
+  if (getAnchorFill(instance.anchor))
+    fusedOps.push_back(fuse(kAnchorFillKey));
+  levelLoops.push_back(std::move(loops));
+  return success();
+}
+
+LogicalResult TransformEmitter::emitPad(tcl::PadOp op,
+                                        const ScheduleState &before) {
+  Location loc = op.getLoc();
+  auto linalgOp = cast<linalg::LinalgOp>(instance.anchor);
+  int64_t numOperands = linalgOp->getNumOperands();
+  SmallVector<Attribute> paddingValues;
+  SmallVector<int64_t> packPaddings(numOperands, 0);
+  for (OpOperand &operand : linalgOp->getOpOperands()) {
+    Type elementType = getElementTypeOrSelf(operand.get().getType());
+    paddingValues.push_back(b.getZeroAttr(elementType));
+  }
+  for (int64_t operand : op.getOperands()) {
+    if (operand >= numOperands)
+      return op.emitOpError("operand ")
+             << operand << " is out of range: "
+             << instance.anchor->getName() << " has " << numOperands
+             << " operands";
+    packPaddings[operand] = 1;
+  }
+  auto dims = llvm::to_vector(llvm::seq<int64_t>(0, before.getNumDims()));
+  auto padded = b.create<transform::PadOp>(
+      loc, TypeRange{anyOp, anyOp, anyOp}, anchor,
+      b.getArrayAttr(paddingValues), b.getI64ArrayAttr(dims),
+      /*pad_to_multiple_of=*/ValueRange(),
+      /*static_pad_to_multiple_of=*/ArrayRef<int64_t>(),
+      b.getI64ArrayAttr(packPaddings), /*transpose_paddings=*/ArrayAttr());
+  anchor = padded.getPadded();
+  if (std::optional<uint64_t> hoist = op.getHoist(); hoist && *hoist > 0)
+    b.create<transform::HoistPadOp>(loc, anyOp, padded.getPad(), *hoist);
+  return success();
+}
+
+LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
+                                              const ScheduleState &before) {
+  Location loc = op.getLoc();
+  bool partial = llvm::any_of(
+      before.dims, [](const LoopDim &loop) { return !loop.evenlyTiled; });
+  SmallVector<int64_t> vectorSizes;
+  if (partial)
+    vectorSizes = llvm::map_to_vector(
+        before.dims, [](const LoopDim &loop) { return loop.extent; });
+  UnitAttr vectorizeExtract =
+      before.anchorName == "linalg.generic" ? b.getUnitAttr() : UnitAttr();
+  b.create<transform::VectorizeOp>(loc, anchor, ValueRange(), vectorSizes,
+                                   vectorizeExtract, ArrayRef<bool>());
+  // Fused epilogue tiles have the static shape of the first tile level when
+  // it divides the domain; otherwise they stay scalar (still correct).
+  const TileLevel &first = finalState.levels.front();
+  bool firstLevelEven = true;
+  for (auto [dim, size] : llvm::enumerate(first.sizes))
+    firstLevelEven &= size == 0 || (!ShapedType::isDynamic(
+                                        schedule.getExtents()[dim]) &&
+                                    schedule.getExtents()[dim] % size == 0);
+  if (firstLevelEven)
+    for (Value fused : fusedOps)
+      b.create<transform::VectorizeOp>(loc, fused, ValueRange(),
+                                       ArrayRef<int64_t>(), UnitAttr(),
+                                       ArrayRef<bool>());
+  return success();
+}
+
+Value TransformEmitter::getLoop(unsigned level, int64_t dim) {
+  SmallVector<int64_t> order = finalState.levels[level].loopDims();
+  return levelLoops[level][llvm::find(order, dim) - order.begin()];
+}
+
+LogicalResult TransformEmitter::emit(Value rootHandle) {
+  root = rootHandle;
+  anchor = match(schedule.getLoc(), kAnchorKey);
+  FailureOr<ScheduleState> state = schedule.getInitialState();
+  if (failed(state))
+    return failure();
+  unsigned levelIndex = 0;
+  for (Operation &op : schedule.getBody().front()) {
+    ScheduleState before = *state;
+    if (failed(cast<SchedulePrimitiveOpInterface>(op).applyToState(*state)))
+      return failure();
+    Location loc = op.getLoc();
+    LogicalResult result =
+        llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+            .Case([&](TileOp tile) {
+              return emitTile(tile, levelIndex++, before);
+            })
+            .Case([&](DecomposeOp) {
+              anchor = b.create<transform::DecomposeOp>(loc, anyOp, anchor)
+                           .getTransformed();
+              return success();
+            })
+            .Case([&](SplitReductionOp split) {
+              // The new parallel dimension goes last in the partial-result
+              // tensor, i.e. just before the reduction loop.
+              int64_t outputRank = llvm::count_if(before.dims, [](auto loop) {
+                return loop.kind == LoopKind::Parallel;
+              });
+              anchor = b.create<transform::SplitReductionOp>(
+                            loc, anchor, split.getFactor(), outputRank)
+                           .getSplitLinalgOp();
+              return success();
+            })
+            .Case([&](tcl::PadOp pad) { return emitPad(pad, before); })
+            .Case([&](tcl::VectorizeOp vectorize) {
+              return emitVectorize(vectorize, before);
+            })
+            .Case([&](UnrollOp unroll) {
+              b.create<transform::LoopUnrollOp>(
+                  loc, getLoop(unroll.getLevel(), unroll.getDim()),
+                  unroll.getFactor());
+              return success();
+            })
+            .Case([&](HoistAccumulatorsOp) {
+              // Subsets match only if their offsets are the same SSA values:
+              // CSE the constants vectorization created first. The first
+              // hoist takes the output tile's extract/insert_slice pair out
+              // of the loop, the second the transfer_read/write pair that
+              // then operates on the new loop-carried tile.
+              const TileLevel &last = finalState.levels.back();
+              Value loop = getLoop(finalState.levels.size() - 1,
+                                   last.loopDims().back());
+              b.create<transform::ApplyCommonSubexpressionEliminationOp>(
+                  loc, root);
+              b.create<transform::HoistLoopInvariantSubsetsOp>(loc, loop);
+              b.create<transform::HoistLoopInvariantSubsetsOp>(loc, loop);
+              return success();
+            })
+            // Attached to their tile level, emitted with it.
+            .Case<InterchangeOp, ParallelizeOp, FuseEpilogueOp>(
+                [](Operation *) { return success(); })
+            .Default([](Operation *other) {
+              return other->emitOpError("has no lowering to the transform "
+                                        "dialect");
+            });
+    if (failed(result))
+      return failure();
+  }
+
+  // Clean up what tiling and vectorization leave behind.
+  Location loc = schedule.getLoc();
+  b.create<transform::ApplyPatternsOp>(loc, root, [](OpBuilder &b,
+                                                     Location loc) {
+    b.create<transform::ApplyCanonicalizationPatternsOp>(loc);
+    b.create<transform::ApplyTilingCanonicalizationPatternsOp>(loc);
+  });
+  b.create<transform::ApplyCommonSubexpressionEliminationOp>(loc, root);
+  return success();
+}
+
+FailureOr<Operation *> mlir::tcl::buildTransformSequence(
+    OpBuilder &builder, ScheduleOp schedule, const TaskInstance &instance,
+    StringRef name) {
+  FailureOr<ScheduleState> finalState = schedule.replay();
+  if (failed(finalState))
+    return failure();
+  MLIRContext *ctx = builder.getContext();
+  Type anyOp = transform::AnyOpType::get(ctx);
+  DictionaryAttr readonly = builder.getDictionaryAttr(builder.getNamedAttr(
+      transform::TransformDialect::kArgReadOnlyAttrName, builder.getUnitAttr()));
+  LogicalResult result = success();
+  auto sequence = builder.create<transform::NamedSequenceOp>(
+      schedule.getLoc(), name, anyOp, TypeRange(),
+      [&](OpBuilder &b, Location loc, BlockArgument root) {
+        TransformEmitter emitter(b, schedule, instance, *finalState);
+        result = emitter.emit(root);
+        b.create<transform::YieldOp>(loc);
+      },
+      ArrayRef<NamedAttribute>(), ArrayRef<DictionaryAttr>{readonly});
+  if (failed(result)) {
+    sequence->erase();
+    return failure();
+  }
+  return sequence.getOperation();
+}
+
+/// The payload root a task instance's sequence runs on: its function.
+static Operation *getPayloadRoot(const TaskInstance &instance) {
+  if (auto func =
+          instance.anchor->getParentOfType<FunctionOpInterface>())
+    return func;
+  return instance.anchor->getParentOp();
+}
+
+LogicalResult mlir::tcl::applySchedule(ScheduleOp schedule, Operation *root) {
+  FailureOr<SmallVector<TaskInstance>> instances =
+      findTaskInstances(schedule, root);
+  if (failed(instances))
+    return failure();
+  MLIRContext *ctx = schedule.getContext();
+  for (const TaskInstance &instance : *instances) {
+    OpBuilder builder(ctx);
+    OwningOpRef<ModuleOp> library = ModuleOp::create(schedule.getLoc());
+    (*library)->setAttr(transform::TransformDialect::kWithNamedSequenceAttrName,
+                        builder.getUnitAttr());
+    builder.setInsertionPointToEnd(library->getBody());
+    FailureOr<Operation *> sequence = buildTransformSequence(
+        builder, schedule, instance, "__tcl_apply_schedule");
+    if (failed(sequence))
+      return failure();
+    Operation *payloadRoot = getPayloadRoot(instance);
+    tagTaskInstance(instance);
+    LogicalResult result = transform::applyTransformNamedSequence(
+        payloadRoot, *sequence, *library, transform::TransformOptions());
+    untagTaskInstances(payloadRoot);
+    if (failed(result))
+      return schedule.emitOpError("failed to apply to task '")
+             << schedule.getTask() << "' (see the diagnostics above)";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ApplySchedulePass
+    : public mlir::tcl::impl::ApplyScheduleBase<ApplySchedulePass> {
+  using ApplyScheduleBase::ApplyScheduleBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<ScheduleOp> schedules;
+    module.walk([&](ScheduleOp schedule) { schedules.push_back(schedule); });
+    if (emitTransform) {
+      emitTransformSequences(module, schedules);
+      return;
+    }
+    for (ScheduleOp schedule : schedules) {
+      if (failed(applySchedule(schedule, module)))
+        return signalPassFailure();
+      schedule.erase();
+    }
+  }
+
+  /// Replaces each schedule by the transform sequences it lowers to.
+  void emitTransformSequences(ModuleOp module, ArrayRef<ScheduleOp> schedules) {
+    OpBuilder builder(module.getContext());
+    module->setAttr(transform::TransformDialect::kWithNamedSequenceAttrName,
+                    builder.getUnitAttr());
+    for (ScheduleOp schedule : schedules) {
+      FailureOr<SmallVector<TaskInstance>> instances =
+          findTaskInstances(schedule, module);
+      if (failed(instances))
+        return signalPassFailure();
+      builder.setInsertionPoint(schedule);
+      for (auto [index, instance] : llvm::enumerate(*instances)) {
+        std::string name =
+            ("__tcl_" + schedule.getTask() + "_" + Twine(index)).str();
+        if (failed(buildTransformSequence(builder, schedule, instance, name)))
+          return signalPassFailure();
+      }
+      schedule.erase();
+    }
+  }
+};
+} // namespace

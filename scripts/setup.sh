@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every Debian package that tcl's build, tests and benchmarks need.
+# Idempotent: when everything is present it only checks and returns.
+set -euo pipefail
+
+packages=(
+  # Toolchain and build system.
+  cmake ninja-build clang-19 lld-19 python3
+  # LLVM/MLIR 19 (headers, static libraries, FileCheck/not, lit sources).
+  llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
+  # Libraries the LLVM CMake config expects to find.
+  zlib1g-dev libzstd-dev libxml2-dev libedit-dev libcurl4-openssl-dev libffi-dev
+  # Unit tests.
+  libgtest-dev
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO=sudo
+else
+  SUDO=
+fi
+echo "tcl setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q >/dev/null
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
