@@ -158,6 +158,8 @@ private:
   LogicalResult emitTile(TileOp op, unsigned levelIndex,
                          const ScheduleState &before);
   LogicalResult emitFusedTile(TileOp op, const TileLevel &level);
+  transform::PadOp padAnchor(Location loc, ArrayRef<int64_t> packedOperands,
+                             unsigned numDims);
   LogicalResult emitPad(tcl::PadOp op, const ScheduleState &before);
   LogicalResult emitVectorize(tcl::VectorizeOp op,
                               const ScheduleState &before);
@@ -275,26 +277,18 @@ LogicalResult TransformEmitter::emitFusedTile(TileOp op,
   return success();
 }
 
-LogicalResult TransformEmitter::emitPad(tcl::PadOp op,
-                                        const ScheduleState &before) {
-  Location loc = op.getLoc();
+transform::PadOp TransformEmitter::padAnchor(Location loc,
+                                             ArrayRef<int64_t> packedOperands,
+                                             unsigned numDims) {
   auto linalgOp = cast<linalg::LinalgOp>(instance.anchor);
-  int64_t numOperands = linalgOp->getNumOperands();
   SmallVector<Attribute> paddingValues;
-  SmallVector<int64_t> packPaddings(numOperands, 0);
-  for (OpOperand &operand : linalgOp->getOpOperands()) {
-    Type elementType = getElementTypeOrSelf(operand.get().getType());
-    paddingValues.push_back(b.getZeroAttr(elementType));
-  }
-  for (int64_t operand : op.getOperands()) {
-    if (operand >= numOperands)
-      return op.emitOpError("operand ")
-             << operand << " is out of range: "
-             << instance.anchor->getName() << " has " << numOperands
-             << " operands";
+  SmallVector<int64_t> packPaddings(linalgOp->getNumOperands(), 0);
+  for (OpOperand &operand : linalgOp->getOpOperands())
+    paddingValues.push_back(
+        b.getZeroAttr(getElementTypeOrSelf(operand.get().getType())));
+  for (int64_t operand : packedOperands)
     packPaddings[operand] = 1;
-  }
-  auto dims = llvm::to_vector(llvm::seq<int64_t>(0, before.getNumDims()));
+  auto dims = llvm::to_vector(llvm::seq<int64_t>(0, numDims));
   auto padded = b.create<transform::PadOp>(
       loc, TypeRange{anyOp, anyOp, anyOp}, anchor,
       b.getArrayAttr(paddingValues), b.getI64ArrayAttr(dims),
@@ -302,24 +296,47 @@ LogicalResult TransformEmitter::emitPad(tcl::PadOp op,
       /*static_pad_to_multiple_of=*/ArrayRef<int64_t>(),
       b.getI64ArrayAttr(packPaddings), /*transpose_paddings=*/ArrayAttr());
   anchor = padded.getPadded();
-  if (std::optional<uint64_t> hoist = op.getHoist(); hoist && *hoist > 0)
-    b.create<transform::HoistPadOp>(loc, anyOp, padded.getPad(), *hoist);
+  return padded;
+}
+
+LogicalResult TransformEmitter::emitPad(tcl::PadOp op,
+                                        const ScheduleState &before) {
+  int64_t numOperands = instance.anchor->getNumOperands();
+  for (int64_t operand : op.getOperands())
+    if (operand >= numOperands)
+      return op.emitOpError("operand ")
+             << operand << " is out of range: " << instance.anchor->getName()
+             << " has " << numOperands << " operands";
+  Location loc = op.getLoc();
+  transform::PadOp padded =
+      padAnchor(loc, op.getOperands(), before.getNumDims());
+  // Hoist the copies of the listed operands only: the other operands' pads
+  // (to full tiles, without a copy) stay where they are.
+  if (std::optional<uint64_t> hoist = op.getHoist(); hoist && *hoist > 0) {
+    for (int64_t operand : op.getOperands()) {
+      Value pad = b.create<transform::GetProducerOfOperand>(
+          loc, anyOp, padded.getPadded(), operand);
+      b.create<transform::HoistPadOp>(loc, anyOp, pad, *hoist);
+    }
+  }
   return success();
 }
 
 LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
                                               const ScheduleState &before) {
   Location loc = op.getLoc();
+  // Partial tiles are padded (in registers, no copy) to the full static tile
+  // first. MLIR 19's masked vectorization builds invalid masks for the
+  // broadcasting reads of contractions, so masks are not used.
   bool partial = llvm::any_of(
       before.dims, [](const LoopDim &loop) { return !loop.evenlyTiled; });
-  SmallVector<int64_t> vectorSizes;
   if (partial)
-    vectorSizes = llvm::map_to_vector(
-        before.dims, [](const LoopDim &loop) { return loop.extent; });
+    padAnchor(loc, /*packedOperands=*/{}, before.getNumDims());
   UnitAttr vectorizeExtract =
       before.anchorName == "linalg.generic" ? b.getUnitAttr() : UnitAttr();
-  b.create<transform::VectorizeOp>(loc, anchor, ValueRange(), vectorSizes,
-                                   vectorizeExtract, ArrayRef<bool>());
+  b.create<transform::VectorizeOp>(loc, anchor, ValueRange(),
+                                   ArrayRef<int64_t>(), vectorizeExtract,
+                                   ArrayRef<bool>());
   // Fused epilogue tiles have the static shape of the first tile level when
   // it divides the domain; otherwise they stay scalar (still correct).
   const TileLevel &first = finalState.levels.front();
@@ -385,14 +402,17 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
               return success();
             })
             .Case([&](HoistAccumulatorsOp) {
-              // Subsets match only if their offsets are the same SSA values:
-              // CSE the constants vectorization created first. The first
-              // hoist takes the output tile's extract/insert_slice pair out
-              // of the loop, the second the transfer_read/write pair that
-              // then operates on the new loop-carried tile.
+              // A subset pair is hoisted only if its operands are defined
+              // outside the loop and its offsets are the same SSA values:
+              // move the constants vectorization created inside the loop out
+              // (LICM) and unify them (CSE) first. The first hoist takes the
+              // output tile's extract/insert_slice pair out of the loop, the
+              // second the transfer_read/write pair that then operates on
+              // the new loop-carried tile.
               const TileLevel &last = finalState.levels.back();
               Value loop = getLoop(finalState.levels.size() - 1,
                                    last.loopDims().back());
+              b.create<transform::ApplyLoopInvariantCodeMotionOp>(loc, loop);
               b.create<transform::ApplyCommonSubexpressionEliminationOp>(
                   loc, root);
               b.create<transform::HoistLoopInvariantSubsetsOp>(loc, loop);
@@ -429,8 +449,6 @@ FailureOr<Operation *> mlir::tcl::buildTransformSequence(
     return failure();
   MLIRContext *ctx = builder.getContext();
   Type anyOp = transform::AnyOpType::get(ctx);
-  DictionaryAttr readonly = builder.getDictionaryAttr(builder.getNamedAttr(
-      transform::TransformDialect::kArgReadOnlyAttrName, builder.getUnitAttr()));
   LogicalResult result = success();
   auto sequence = builder.create<transform::NamedSequenceOp>(
       schedule.getLoc(), name, anyOp, TypeRange(),
@@ -438,12 +456,13 @@ FailureOr<Operation *> mlir::tcl::buildTransformSequence(
         TransformEmitter emitter(b, schedule, instance, *finalState);
         result = emitter.emit(root);
         b.create<transform::YieldOp>(loc);
-      },
-      ArrayRef<NamedAttribute>(), ArrayRef<DictionaryAttr>{readonly});
+      });
   if (failed(result)) {
     sequence->erase();
     return failure();
   }
+  sequence.setArgAttr(0, transform::TransformDialect::kArgReadOnlyAttrName,
+                      builder.getUnitAttr());
   return sequence.getOperation();
 }
 

@@ -471,8 +471,8 @@ LogicalResult VectorizeOp::applyToState(ScheduleState &state) {
   if (partial && state.decomposed)
     return emitOpError("partial tiles of ")
            << state.anchorName
-           << " would need masked vectors, which MLIR does not support for "
-              "convolutions; choose tile sizes that divide the extents";
+           << " cannot be vectorized: padding a convolution's window is not "
+              "supported; choose tile sizes that divide the extents";
   int64_t volume = state.innermostTileVolume();
   if (volume > kMaxVectorVolume)
     return emitOpError("the innermost tile has ")

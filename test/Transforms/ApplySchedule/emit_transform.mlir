@@ -1,0 +1,39 @@
+// With emit-transform, each schedule is replaced by the transform sequence it
+// lowers to: one upstream transform op (or a few) per primitive.
+// RUN: tcl-opt %s --tcl-apply-schedule=emit-transform | FileCheck %s
+
+// CHECK: module attributes {transform.with_named_sequence}
+// CHECK: transform.named_sequence @__tcl_mm_0(%[[ROOT:.*]]: !transform.any_op {transform.readonly})
+// CHECK:   %[[A:.*]] = transform.structured.match attributes {__tcl_sched_match = 0 : i64} in %[[ROOT]]
+// CHECK:   %[[T0:.*]], %[[F:.*]] = transform.structured.tile_using_forall %[[A]] tile_sizes [64, 128, 0]
+// CHECK:   %[[T1:.*]], %[[L1:.*]]:3 = transform.structured.tile_using_for %[[T0]] tile_sizes [8, 32, 1] interchange = [0, 1, 2]
+// CHECK:   %[[P:.*]], %{{.*}}, %{{.*}} = transform.structured.pad %[[T1]] pad_to_multiple_of [] {pack_paddings = [1, 1, 0], padding_dimensions = [0, 1, 2], padding_values = [0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32]}
+// CHECK:   %[[PA:.*]] = transform.get_producer_of_operand %[[P]][0]
+// CHECK:   transform.structured.hoist_pad %[[PA]] by 1 loops
+// CHECK:   %[[PB:.*]] = transform.get_producer_of_operand %[[P]][1]
+// CHECK:   transform.structured.hoist_pad %[[PB]] by 1 loops
+// CHECK:   transform.structured.vectorize %[[P]]
+// CHECK:   transform.apply_licm to %[[L1]]#2
+// CHECK:   transform.apply_cse to %[[ROOT]]
+// CHECK:   transform.loop.hoist_loop_invariant_subsets %[[L1]]#2
+// CHECK:   transform.loop.hoist_loop_invariant_subsets %[[L1]]#2
+// CHECK:   transform.loop.unroll %[[L1]]#2 {factor = 4 : i64}
+// CHECK:   transform.apply_patterns to %[[ROOT]] {
+// CHECK:     transform.apply_patterns.canonicalization
+// CHECK:   transform.apply_cse to %[[ROOT]]
+// CHECK:   transform.yield
+// CHECK-NOT: tcl.sched
+func.func @mm(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %0 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
+    loops [256 parallel, 256 parallel, 256 reduction] {
+  tcl.sched.tile [64, 128, 0]
+  tcl.sched.parallelize
+  tcl.sched.tile [8, 32, 1]
+  tcl.sched.pad [0, 1] hoist 1
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+  tcl.sched.unroll level 1 dim 2 by 4
+}

@@ -1,0 +1,21 @@
+# -*- Python -*-
+# lit configuration of tcl's FileCheck tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "tcl"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tcl_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tools = ["tcl-opt", "tcl-compile"]
+llvm_config.add_tool_substitutions(tools, [config.tcl_tools_dir])
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
