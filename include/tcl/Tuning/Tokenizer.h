@@ -1,0 +1,109 @@
+//===- Tokenizer.h - Schedules as token matrices ----------------*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The cost model reads a schedule as a sequence of tokens, one per schedule
+// primitive (METHOD.md §1). `tokenize` turns a schedule, its task and its
+// platform into a row-major float matrix [maxLength, kWidth]:
+//
+//   row i < number of primitives: token of primitive i, then the task part,
+//                                  then the hardware part;
+//   remaining rows:                all zero (padding). Longer programs are
+//                                  cropped to their first maxLength primitives.
+//
+// Token part (kTokenWidth = 40 columns), with D = kMaxDims = 8 loop dims:
+//   [ 0, 10)  primitive kind, one-hot in PrimitiveKind order
+//   [10, 18)  per-dimension parameter:
+//               tile: log2(1 + size)   interchange: loop position
+//               unroll: log2(factor) at its dim   vectorize: log2(1 + extent)
+//   [18, 26)  dimensions the primitive touches (0/1)
+//   [26, 34)  log2(1 + extent) of each dimension before the primitive
+//               (0 for a dynamic extent or a missing dimension)
+//   [34, 40)  scalars: tile level the primitive refers to,
+//               log2(factor) (split_reduction), padded operand count,
+//               hoisted loops (pad), number of loop dims, parallel level (0/1)
+// Task part (kTaskWidth = 20): anchor class one-hot (7, AnchorClass order),
+//   log2(1 + FLOPs), log2(1 + bytes), loop count, reduction loop count,
+//   log2(1 + extent) of each original loop dim (8), dynamic-extent flag.
+// Hardware part (kHardwareWidth = 6): ISA one-hot (4, IsaLevel order),
+//   log2(vector bits), GPU flag. Cache sizes, core counts and peak rates are
+//   to be measured per device and appended by the cost-model work.
+//
+// Dimensions beyond kMaxDims are dropped from the per-dimension columns.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_TUNING_TOKENIZER_H
+#define TCL_TUNING_TOKENIZER_H
+
+#include "mlir/Support/LogicalResult.h"
+#include "tcl/Dialect/Tcl/IR/TclOps.h"
+
+#include <vector>
+
+namespace mlir::linalg {
+class LinalgOp;
+} // namespace mlir::linalg
+
+namespace mlir::tcl {
+
+/// Primitive kinds in token one-hot order. Keep stable: trained models
+/// depend on it.
+enum class PrimitiveKind : unsigned {
+  Tile = 0,
+  Interchange,
+  Parallelize,
+  FuseEpilogue,
+  Decompose,
+  SplitReduction,
+  Pad,
+  Vectorize,
+  Unroll,
+  HoistAccumulators,
+};
+constexpr unsigned kNumPrimitiveKinds = 10;
+
+/// Returns the kind of a schedule primitive op.
+PrimitiveKind getPrimitiveKind(Operation *op);
+
+/// What the cost model knows about a task independent of its schedule.
+struct TaskFeatures {
+  AnchorClass anchorClass = AnchorClass::Generic;
+  SmallVector<int64_t> extents;
+  unsigned numReductionLoops = 0;
+  /// Arithmetic operations of one execution (a multiply-add counts 2).
+  double flops = 0;
+  /// Bytes of all operands (inputs read once, outputs written once).
+  double bytes = 0;
+
+  /// Derives the features from a payload anchor op (static shapes only).
+  static FailureOr<TaskFeatures> fromAnchor(linalg::LinalgOp anchor);
+};
+
+class Tokenizer {
+public:
+  static constexpr unsigned kMaxDims = 8;
+  static constexpr unsigned kTokenWidth = 40;
+  static constexpr unsigned kTaskWidth = 20;
+  static constexpr unsigned kHardwareWidth = 6;
+  static constexpr unsigned kWidth =
+      kTokenWidth + kTaskWidth + kHardwareWidth;
+
+  explicit Tokenizer(unsigned maxLength = 32) : maxLength(maxLength) {}
+
+  unsigned getMaxLength() const { return maxLength; }
+
+  /// Tokenizes `schedule` (which must verify) for `task`. Returns a
+  /// row-major [maxLength, kWidth] matrix.
+  FailureOr<std::vector<float>> tokenize(ScheduleOp schedule,
+                                         const TaskFeatures &task) const;
+
+private:
+  unsigned maxLength;
+};
+
+} // namespace mlir::tcl
+
+#endif // TCL_TUNING_TOKENIZER_H

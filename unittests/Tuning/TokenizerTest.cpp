@@ -1,0 +1,232 @@
+//===- TokenizerTest.cpp - Pins the token layout --------------------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/Tokenizer.h"
+#include "tcl/Registration/Registration.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+namespace {
+
+constexpr const char *kMatmulModule = R"mlir(
+func.func @mm(%a: tensor<256x128xf32>, %b: tensor<128x64xf32>, %c: tensor<256x64xf32>) -> tensor<256x64xf32> {
+  %0 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<256x128xf32>, tensor<128x64xf32>) outs(%c : tensor<256x64xf32>) -> tensor<256x64xf32>
+  return %0 : tensor<256x64xf32>
+}
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
+    loops [256 parallel, 64 parallel, 128 reduction] {
+  tcl.sched.tile [64, 32, 0]
+  tcl.sched.parallelize
+  tcl.sched.tile [8, 32, 1]
+  tcl.sched.interchange [1, 0, 2]
+  tcl.sched.vectorize
+  tcl.sched.unroll level 1 dim 2 by 4
+}
+)mlir";
+
+class TokenizerTest : public ::testing::Test {
+protected:
+  TokenizerTest() {
+    DialectRegistry registry;
+    registerTclDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  OwningOpRef<ModuleOp> parse(const char *source) {
+    return parseSourceString<ModuleOp>(source, &context);
+  }
+
+  static ScheduleOp getSchedule(ModuleOp module) {
+    ScheduleOp schedule;
+    module.walk([&](ScheduleOp op) { schedule = op; });
+    return schedule;
+  }
+
+  static linalg::LinalgOp getAnchor(ModuleOp module) {
+    linalg::LinalgOp anchor;
+    module.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kTaskAttrName))
+        anchor = op;
+    });
+    return anchor;
+  }
+
+  static float at(const std::vector<float> &matrix, unsigned row,
+                  unsigned col) {
+    return matrix[row * Tokenizer::kWidth + col];
+  }
+
+  MLIRContext context;
+};
+
+// Offsets of the layout documented in Tokenizer.h.
+constexpr unsigned kParam = 10, kTouched = 18, kExtent = 26, kScalar = 34;
+constexpr unsigned kTask = 40, kHardware = 60;
+
+TEST_F(TokenizerTest, WidthIsPinned) {
+  EXPECT_EQ(Tokenizer::kTokenWidth, 40u);
+  EXPECT_EQ(Tokenizer::kTaskWidth, 20u);
+  EXPECT_EQ(Tokenizer::kHardwareWidth, 6u);
+  EXPECT_EQ(Tokenizer::kWidth, 66u);
+}
+
+TEST_F(TokenizerTest, TaskFeaturesOfMatmul) {
+  OwningOpRef<ModuleOp> module = parse(kMatmulModule);
+  ASSERT_TRUE(module);
+  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(getAnchor(*module));
+  ASSERT_TRUE(succeeded(task));
+  EXPECT_EQ(task->anchorClass, AnchorClass::Matmul);
+  EXPECT_EQ(task->extents, (SmallVector<int64_t>{256, 64, 128}));
+  EXPECT_EQ(task->numReductionLoops, 1u);
+  EXPECT_DOUBLE_EQ(task->flops, 2.0 * 256 * 64 * 128);
+  EXPECT_DOUBLE_EQ(task->bytes, 4.0 * (256 * 128 + 128 * 64 + 256 * 64));
+}
+
+TEST_F(TokenizerTest, OneRowPerPrimitive) {
+  OwningOpRef<ModuleOp> module = parse(kMatmulModule);
+  ASSERT_TRUE(module);
+  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(getAnchor(*module));
+  ASSERT_TRUE(succeeded(task));
+  Tokenizer tokenizer(/*maxLength=*/8);
+  FailureOr<std::vector<float>> matrix =
+      tokenizer.tokenize(getSchedule(*module), *task);
+  ASSERT_TRUE(succeeded(matrix));
+  ASSERT_EQ(matrix->size(), 8u * Tokenizer::kWidth);
+
+  // Row 0: tile [64, 32, 0] on the 256x64x128 domain, a parallel level.
+  EXPECT_EQ(at(*matrix, 0, static_cast<unsigned>(PrimitiveKind::Tile)), 1);
+  EXPECT_FLOAT_EQ(at(*matrix, 0, kParam + 0), std::log2(65.0f));
+  EXPECT_FLOAT_EQ(at(*matrix, 0, kParam + 1), std::log2(33.0f));
+  EXPECT_EQ(at(*matrix, 0, kParam + 2), 0);
+  EXPECT_EQ(at(*matrix, 0, kTouched + 0), 1);
+  EXPECT_EQ(at(*matrix, 0, kTouched + 2), 0);
+  EXPECT_FLOAT_EQ(at(*matrix, 0, kExtent + 0), std::log2(257.0f));
+  EXPECT_EQ(at(*matrix, 0, kScalar + 0), 0);  // level
+  EXPECT_EQ(at(*matrix, 0, kScalar + 4), 3);  // loop dims
+  EXPECT_EQ(at(*matrix, 0, kScalar + 5), 1);  // parallel level
+
+  // Row 1: parallelize, touching the two tiled dims of level 0.
+  EXPECT_EQ(at(*matrix, 1, static_cast<unsigned>(PrimitiveKind::Parallelize)),
+            1);
+  EXPECT_EQ(at(*matrix, 1, kTouched + 0), 1);
+  EXPECT_EQ(at(*matrix, 1, kTouched + 1), 1);
+  EXPECT_EQ(at(*matrix, 1, kTouched + 2), 0);
+
+  // Row 2: the second tile sees the extents left by the first.
+  EXPECT_FLOAT_EQ(at(*matrix, 2, kExtent + 0), std::log2(65.0f));
+  EXPECT_EQ(at(*matrix, 2, kScalar + 0), 1);
+
+  // Row 3: interchange [1, 0, 2]: dim 1 first, dims 0 and 1 moved.
+  EXPECT_EQ(at(*matrix, 3, kParam + 1), 0);
+  EXPECT_EQ(at(*matrix, 3, kParam + 0), 1);
+  EXPECT_EQ(at(*matrix, 3, kTouched + 2), 0);
+
+  // Row 4: vectorize an 8x32x1 tile.
+  EXPECT_EQ(at(*matrix, 4, static_cast<unsigned>(PrimitiveKind::Vectorize)),
+            1);
+  EXPECT_FLOAT_EQ(at(*matrix, 4, kParam + 0), std::log2(9.0f));
+  EXPECT_FLOAT_EQ(at(*matrix, 4, kParam + 2), 1.0f);
+
+  // Row 5: unroll level 1 dim 2 by 4.
+  EXPECT_FLOAT_EQ(at(*matrix, 5, kParam + 2), 2.0f);
+  EXPECT_EQ(at(*matrix, 5, kScalar + 0), 1);
+
+  // Task and hardware parts on every program row, zeros after it.
+  for (unsigned row = 0; row < 6; ++row) {
+    EXPECT_EQ(at(*matrix, row, kTask + 0), 1) << row; // Matmul
+    EXPECT_FLOAT_EQ(at(*matrix, row, kTask + 7),
+                    std::log2(1.0 + 2.0 * 256 * 64 * 128));
+    EXPECT_EQ(at(*matrix, row, kTask + 9), 3);   // loops
+    EXPECT_EQ(at(*matrix, row, kTask + 10), 1);  // reduction loops
+    EXPECT_EQ(at(*matrix, row, kHardware + 2), 1); // AVX512
+    EXPECT_FLOAT_EQ(at(*matrix, row, kHardware + 4), std::log2(513.0f));
+  }
+  for (unsigned row = 6; row < 8; ++row)
+    for (unsigned col = 0; col < Tokenizer::kWidth; ++col)
+      EXPECT_EQ(at(*matrix, row, col), 0) << row << "," << col;
+}
+
+TEST_F(TokenizerTest, CropsLongPrograms) {
+  OwningOpRef<ModuleOp> module = parse(kMatmulModule);
+  ASSERT_TRUE(module);
+  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(getAnchor(*module));
+  Tokenizer tokenizer(/*maxLength=*/2);
+  FailureOr<std::vector<float>> matrix =
+      tokenizer.tokenize(getSchedule(*module), *task);
+  ASSERT_TRUE(succeeded(matrix));
+  ASSERT_EQ(matrix->size(), 2u * Tokenizer::kWidth);
+  EXPECT_EQ(at(*matrix, 1, static_cast<unsigned>(PrimitiveKind::Parallelize)),
+            1);
+}
+
+TEST_F(TokenizerTest, DeterministicAndPlatformAware) {
+  OwningOpRef<ModuleOp> module = parse(kMatmulModule);
+  ASSERT_TRUE(module);
+  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(getAnchor(*module));
+  Tokenizer tokenizer;
+  ScheduleOp schedule = getSchedule(*module);
+  FailureOr<std::vector<float>> first = tokenizer.tokenize(schedule, *task);
+  FailureOr<std::vector<float>> second = tokenizer.tokenize(schedule, *task);
+  ASSERT_TRUE(succeeded(first) && succeeded(second));
+  EXPECT_EQ(*first, *second);
+
+  schedule.setTarget("x86-avx2");
+  FailureOr<std::vector<float>> avx2 = tokenizer.tokenize(schedule, *task);
+  ASSERT_TRUE(succeeded(avx2));
+  EXPECT_EQ(at(*avx2, 0, kHardware + 1), 1); // AVX2
+  EXPECT_EQ(at(*avx2, 0, kHardware + 2), 0);
+  EXPECT_FLOAT_EQ(at(*avx2, 0, kHardware + 4), std::log2(257.0f));
+}
+
+TEST_F(TokenizerTest, RejectsInvalidSchedules) {
+  OwningOpRef<ModuleOp> module = parse(kMatmulModule);
+  ASSERT_TRUE(module);
+  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(getAnchor(*module));
+  ScheduleOp schedule = getSchedule(*module);
+  // Make the first tile illegal: larger than its loop.
+  auto tile = cast<TileOp>(schedule.getBody().front().front());
+  tile.setSizes({512, 32, 0});
+  ScopedDiagnosticHandler silence(&context, [](Diagnostic &) {
+    return success();
+  });
+  EXPECT_TRUE(failed(Tokenizer().tokenize(schedule, *task)));
+}
+
+TEST_F(TokenizerTest, DecomposeTouchesDroppedDims) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+tcl.sched.schedule task "c" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-sse42"
+    loops [1 parallel, 56 parallel, 56 parallel, 64 parallel, 3 reduction, 3 reduction, 64 reduction] {
+  tcl.sched.tile [1, 1, 8, 32, 1, 3, 64]
+  tcl.sched.decompose
+}
+)mlir");
+  ASSERT_TRUE(module);
+  TaskFeatures task;
+  task.anchorClass = AnchorClass::Conv2D;
+  task.extents = {1, 56, 56, 64, 3, 3, 64};
+  FailureOr<std::vector<float>> matrix =
+      Tokenizer(4).tokenize(getSchedule(*module), task);
+  ASSERT_TRUE(succeeded(matrix));
+  EXPECT_EQ(at(*matrix, 1, static_cast<unsigned>(PrimitiveKind::Decompose)),
+            1);
+  EXPECT_EQ(at(*matrix, 1, kTouched + 1), 1); // output height, extent 1
+  EXPECT_EQ(at(*matrix, 1, kTouched + 4), 1); // kernel height, extent 1
+  EXPECT_EQ(at(*matrix, 1, kTouched + 2), 0);
+  EXPECT_EQ(at(*matrix, 1, kTask + 2), 1);    // Conv2D
+  EXPECT_EQ(at(*matrix, 1, kHardware + 0), 1); // SSE4.2
+}
+
+} // namespace
