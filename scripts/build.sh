@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Configures and builds tcl (Release; with TCL_SANITIZE=1 an ASan+UBSan build
+# in build-asan/). Prints the build directory on the last line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "${TCL_SANITIZE:-0}" = "1" ]; then
+  build_dir=${TCL_BUILD_DIR:-build-asan}
+  extra=(-DTCL_ENABLE_SANITIZERS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+else
+  build_dir=${TCL_BUILD_DIR:-build}
+  extra=(-DCMAKE_BUILD_TYPE=Release)
+fi
+
+if [ ! -f "$build_dir/build.ninja" ]; then
+  cmake -G Ninja -S . -B "$build_dir" "${extra[@]}" >/dev/null
+fi
+cmake --build "$build_dir" -j "$(nproc)" >&2
+echo "$build_dir"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what tcl needs, builds it and runs all tests: the lit/FileCheck
+# suite and the GoogleTest unit tests. Exits non-zero on any failure.
+# TCL_SANITIZE=1 runs the same tests on an ASan+UBSan build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+build_dir=$(bash scripts/build.sh | tail -n 1)
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+status=0
+echo "== lit tests"
+python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv "$build_dir/test" || status=1
+echo "== unit tests"
+# (lit also runs under ctest as the test "lit"; it ran above already.)
+ctest --test-dir "$build_dir" --output-on-failure -E "^lit$" || status=1
+exit $status
