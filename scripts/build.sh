@@ -15,5 +15,5 @@ fi
 if [ ! -f "$build_dir/build.ninja" ]; then
   cmake -G Ninja -S . -B "$build_dir" "${extra[@]}" >/dev/null
 fi
-cmake --build "$build_dir" -j "$(nproc)" >&2
+cmake --build "$build_dir" -j "$(nproc)" -- --quiet >&2
 echo "$build_dir"

@@ -262,17 +262,17 @@ LogicalResult TransformEmitter::emitFusedTile(TileOp op,
   fusedOps.push_back(tiledRoot);
 
   // Fuse producers, consumers first, into the innermost loop.
-  auto fuse = [&](int64_t key) {
-    auto fused = b.create<transform::FuseIntoContainingOp>(loc, match(loc, key),
+  auto fuse = [&](Value producer) {
+    auto fused = b.create<transform::FuseIntoContainingOp>(loc, producer,
                                                            loops.back());
     loops.back() = fused.getNewContainingOp();
     return fused.getFusedOp();
   };
   for (int64_t index = instance.epilogue.size() - 2; index >= 0; --index)
-    fusedOps.push_back(fuse(kEpilogueKeyBase + index));
-  anchor = fuse(kAnchorKey);
+    fusedOps.push_back(fuse(match(loc, kEpilogueKeyBase + index)));
+  anchor = fuse(anchor);
   if (getAnchorFill(instance.anchor))
-    fusedOps.push_back(fuse(kAnchorFillKey));
+    fusedOps.push_back(fuse(match(loc, kAnchorFillKey)));
   levelLoops.push_back(std::move(loops));
   return success();
 }
