@@ -155,8 +155,7 @@ public:
 
 private:
   Value match(Location loc, int64_t key);
-  LogicalResult emitTile(TileOp op, unsigned levelIndex,
-                         const ScheduleState &before);
+  LogicalResult emitTile(TileOp op, unsigned levelIndex);
   LogicalResult emitFusedTile(TileOp op, const TileLevel &level);
   transform::PadOp padAnchor(Location loc, ArrayRef<int64_t> packedOperands,
                              unsigned numDims);
@@ -193,8 +192,7 @@ Value TransformEmitter::match(Location loc, int64_t key) {
       .getResult();
 }
 
-LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex,
-                                         const ScheduleState &before) {
+LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex) {
   const TileLevel &level = finalState.levels[levelIndex];
   if (level.fusesEpilogue)
     return emitFusedTile(op, level);
@@ -373,7 +371,7 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
     LogicalResult result =
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)
             .Case([&](TileOp tile) {
-              return emitTile(tile, levelIndex++, before);
+              return emitTile(tile, levelIndex++);
             })
             .Case([&](DecomposeOp) {
               anchor = b.create<transform::DecomposeOp>(loc, anyOp, anchor)

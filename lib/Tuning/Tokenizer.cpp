@@ -36,6 +36,8 @@ static_assert(kScalarCol + kNumScalars == Tokenizer::kTokenWidth,
 
 constexpr unsigned kTaskCol = Tokenizer::kTokenWidth;
 constexpr unsigned kHardwareCol = kTaskCol + Tokenizer::kTaskWidth;
+static_assert(kHardwareCol + Tokenizer::kHardwareWidth == Tokenizer::kWidth,
+              "row layout and kWidth disagree");
 static_assert(kNumAnchorClasses + 4 + Tokenizer::kMaxDims + 1 ==
                   Tokenizer::kTaskWidth,
               "task layout and kTaskWidth disagree");

@@ -63,12 +63,6 @@ SmallVector<int64_t> TileLevel::loopDims() const {
   return dims;
 }
 
-bool ScheduleState::hasDynamicExtent() const {
-  return llvm::any_of(dims, [](const LoopDim &dim) {
-    return ShapedType::isDynamic(dim.extent);
-  });
-}
-
 int64_t ScheduleState::innermostTileVolume() const {
   int64_t volume = 1;
   for (const LoopDim &dim : dims) {

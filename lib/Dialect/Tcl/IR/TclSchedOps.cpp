@@ -255,7 +255,6 @@ LogicalResult TileOp::applyToState(ScheduleState &state) {
   if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
     return emitOpError("tiles no loop: all sizes are 0");
   TileLevel level;
-  level.tileOp = *this;
   for (auto [dim, size] : llvm::enumerate(sizes)) {
     LoopDim &loop = state.dims[dim];
     if (size < 0)

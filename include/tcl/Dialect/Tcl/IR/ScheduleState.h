@@ -84,7 +84,6 @@ struct LoopDim {
 
 /// One `tile` primitive and the primitives attached to it.
 struct TileLevel {
-  Operation *tileOp = nullptr;
   /// Tile size per loop dimension of the domain at that point (0 = untiled).
   SmallVector<int64_t> sizes;
   /// Loop order: a permutation of the domain's dimensions, outermost first.
@@ -119,12 +118,9 @@ struct ScheduleState {
   bool hoisted = false;
 
   unsigned getNumDims() const { return dims.size(); }
-  bool hasDynamicExtent() const;
   /// Number of elements of the innermost tile's iteration space, or
   /// ShapedType::kDynamic.
   int64_t innermostTileVolume() const;
-  /// True if any primitive changed the loop structure after vectorization.
-  bool isStructural() const { return !vectorized; }
 };
 
 /// Formats a list of sizes as "[a, b, c]" with '?' for dynamic values.
