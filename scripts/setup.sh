@@ -12,6 +12,8 @@ packages=(
   llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
   # Libraries the LLVM CMake config expects to find.
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libcurl4-openssl-dev libffi-dev
+  # OpenMP runtime for parallel loops; oneDNN, the reference baseline.
+  libomp-19-dev libdnnl-dev
   # Unit tests.
   libgtest-dev
 )

@@ -7,6 +7,7 @@
 #include "tcl/Registration/Registration.h"
 #include "tcl/Dialect/Tcl/IR/TclDialect.h"
 #include "tcl/Transforms/Passes.h"
+#include "tcl/Transforms/Pipelines.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -141,4 +142,5 @@ void mlir::tcl::registerTclDialects(DialectRegistry &registry) {
 void mlir::tcl::registerAllTclPasses() {
   registerAllPasses();
   registerTclPasses(); // Generated from Passes.td.
+  registerTclPipelines();
 }

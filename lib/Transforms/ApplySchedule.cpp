@@ -348,6 +348,14 @@ LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
       b.create<transform::VectorizeOp>(loc, fused, ValueRange(),
                                        ArrayRef<int64_t>(), UnitAttr(),
                                        ArrayRef<bool>());
+  // The vectorizer emits multiply + multi_reduction; fold them back into
+  // vector.contract (which lowers to FMAs) and turn permuted transfers into
+  // plain ones before canonicalization scalarizes the unit dimensions.
+  b.create<transform::ApplyPatternsOp>(loc, root, [](OpBuilder &b,
+                                                     Location loc) {
+    b.create<transform::ApplyVectorReductionToContractPatternsOp>(loc);
+    b.create<transform::ApplyTransferPermutationPatternsOp>(loc);
+  });
   return success();
 }
 

@@ -37,4 +37,40 @@ def ApplySchedule : Pass<"tcl-apply-schedule", "ModuleOp"> {
   ];
 }
 
+def LowerVector : Pass<"tcl-lower-vector", "::mlir::func::FuncOp"> {
+  let summary = "Lowers high-level vector ops to what the LLVM conversion takes";
+  let description = [{
+    Rewrites `vector.contract` into outer products and those into FMAs,
+    `vector.multi_reduction` into elementwise ops and reductions, and
+    transfers with permutation maps into plain transfers with broadcasts and
+    transposes. What remains converts to LLVM directly.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def EmitCInterface : Pass<"tcl-emit-c-interface", "ModuleOp"> {
+  let summary = "Gives every public function a C interface wrapper";
+  let description = [{
+    Marks public functions `llvm.emit_c_interface`, so that the LLVM
+    conversion emits `_mlir_ciface_<name>` wrappers that take memref
+    descriptors by pointer: the entry points of the JIT and of compiled
+    libraries.
+  }];
+}
+
+def SetTargetAttributes : Pass<"tcl-set-target-attributes", "ModuleOp"> {
+  let summary = "Pins the target CPU, features and vector width of every function";
+  let description = [{
+    Sets `target_cpu`, `target_features` and the preferred/minimum legal
+    vector width of every `llvm.func` from a named platform, so that code
+    generation does not depend on the machine that compiles.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"x86-avx512\"",
+           "Named platform (see tcl/Target/Platform.h)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TCL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,42 @@
+//===- Pipelines.h - tcl's lowering pipelines -------------------*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_TRANSFORMS_PIPELINES_H
+#define TCL_TRANSFORMS_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include <string>
+
+namespace mlir::tcl {
+
+struct LoweringOptions {
+  /// Named CPU platform (tcl/Target/Platform.h).
+  std::string target = "x86-avx512";
+  /// Threads that run parallel loops (scf.forall from `parallelize`); 1 keeps
+  /// the code sequential and free of the OpenMP runtime.
+  unsigned numThreads = 1;
+};
+
+/// The textual form of the x86 lowering pipeline (the body of a
+/// builtin.module pipeline): scheduled linalg on tensors -> LLVM dialect.
+std::string getLowerToLLVMPipeline(const LoweringOptions &options);
+
+/// Adds the x86 lowering pipeline to `pm` (anchored on builtin.module):
+/// apply schedules, bufferize (functions return results through out-params,
+/// temporaries are deallocated), lower vectors to FMAs and loads, parallel
+/// loops to OpenMP, and convert everything to the LLVM dialect with the
+/// platform's target attributes.
+LogicalResult buildLowerToLLVMPipeline(OpPassManager &pm,
+                                       const LoweringOptions &options);
+
+/// Registers `tcl-lower-to-llvm{target=... num-threads=...}` for tcl-opt.
+void registerTclPipelines();
+
+} // namespace mlir::tcl
+
+#endif // TCL_TRANSFORMS_PIPELINES_H
