@@ -6,58 +6,103 @@
 
 #include "tcl/Transforms/Pipelines.h"
 #include "tcl/Target/Platform.h"
+#include "tcl/Transforms/Passes.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::tcl;
 
-std::string mlir::tcl::getLowerToLLVMPipeline(const LoweringOptions &options) {
-  std::string parallelLoops =
-      options.numThreads > 1
-          ? llvm::formatv("convert-scf-to-openmp{{num-threads={0}},",
-                          options.numThreads)
-                .str()
-          : std::string();
-  return llvm::formatv(
-             // Schedules, then tensor-level cleanup.
-             "tcl-apply-schedule,canonicalize,cse,"
-             // Bufferization: results become out-params so callers own all
-             // buffers; the deallocation pipeline frees every temporary.
-             "one-shot-bufferize{{bufferize-function-boundaries "
-             "function-boundary-type-conversion=identity-layout-map},"
-             "drop-equivalent-buffer-results,"
-             "buffer-results-to-out-params{{hoist-static-allocs},"
-             "func.func(buffer-hoisting,buffer-loop-hoisting),"
-             "buffer-deallocation-pipeline,canonicalize,"
-             // Loops: leftover linalg ops, parallel loops.
-             "func.func(convert-linalg-to-loops),"
-             "scf-forall-to-parallel,{0}"
-             // Vectors: contractions to FMAs, transfers to loads/stores.
-             "func.func(tcl-lower-vector,"
-             "convert-vector-to-scf{{full-unroll lower-tensors},"
-             "tcl-lower-vector),"
-             "lower-affine,convert-scf-to-cf,canonicalize,cse,"
-             // To the LLVM dialect.
-             "tcl-emit-c-interface,"
-             "convert-vector-to-llvm{{reassociate-fp-reductions},"
-             "func.func(convert-math-to-llvm),"
-             "expand-strided-metadata,lower-affine,"
-             "finalize-memref-to-llvm,convert-func-to-llvm,"
-             "convert-arith-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,"
-             "convert-openmp-to-llvm,reconcile-unrealized-casts,"
-             "tcl-set-target-attributes{{target={1}}",
-             parallelLoops, options.target)
-      .str();
-}
-
 LogicalResult mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
                                                   const LoweringOptions &options) {
-  const Platform *platform = lookupPlatform(options.target);
-  if (!platform || platform->kind != PlatformKind::CPU)
-    return failure();
-  return parsePassPipeline(getLowerToLLVMPipeline(options), pm, llvm::errs());
+  // Schedules, then tensor-level cleanup.
+  pm.addPass(createApplySchedule());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Bufferization. Results become out-params, so callers own every buffer
+  // they see; the deallocation pipeline frees every temporary.
+  bufferization::OneShotBufferizationOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
+  bufferization::BufferResultsToOutParamsOpts outParams;
+  outParams.hoistStaticAllocs = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+  bufferization::buildBufferDeallocationPipeline(
+      pm, bufferization::BufferDeallocationPipelineOptions());
+  pm.addPass(createCanonicalizerPass());
+
+  // Loops: leftover linalg ops become loops, scf.forall becomes scf.parallel.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createForallToParallelLoopPass());
+
+  // Vectors: contractions to FMAs, n-D transfers unrolled to 1-D loads.
+  pm.addNestedPass<func::FuncOp>(createLowerVector());
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll();
+  transfers.enableLowerTensors();
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transfers));
+  pm.addNestedPass<func::FuncOp>(createLowerVector());
+
+  // Parallel loops run on OpenMP threads (sequentially for one thread). The
+  // conversion wraps loop bodies in memref.alloca_scope; canonicalization
+  // inlines the scopes that allocate nothing, which after full unrolling of
+  // vector transfers is all of them.
+  if (options.numThreads > 1) {
+    ConvertSCFToOpenMPPassOptions openMP;
+    openMP.numThreads = options.numThreads;
+    pm.addPass(createConvertSCFToOpenMPPass(openMP));
+    pm.addPass(createCanonicalizerPass());
+  }
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // To the LLVM dialect.
+  pm.addPass(createEmitCInterface());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  SetTargetAttributesOptions target;
+  target.target = options.target;
+  pm.addPass(createSetTargetAttributes(target));
+  return success();
 }
 
 namespace {
@@ -79,7 +124,7 @@ void mlir::tcl::registerTclPipelines() {
       [](OpPassManager &pm, const LowerToLLVMPipelineOptions &options) {
         // An unknown target is reported by tcl-set-target-attributes when
         // the pipeline runs.
-        LoweringOptions lowering{options.target, options.numThreads};
-        (void)parsePassPipeline(getLowerToLLVMPipeline(lowering), pm);
+        (void)buildLowerToLLVMPipeline(
+            pm, LoweringOptions{options.target, options.numThreads});
       });
 }

@@ -6,14 +6,18 @@
 //
 // Compiles a .mlir file of linalg ops and their tcl.sched schedules for a
 // target platform. --emit selects how far: `mlir` (schedules applied), `llvm`
-// (LLVM IR), `obj` (object file) or `so` (shared library).
+// (LLVM IR after -O3), `obj` (object file) or `so` (shared library). Public
+// functions get C interface wrappers `_mlir_ciface_<name>` whose results are
+// out-parameters.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Dialect/Tcl/IR/TclOps.h"
 #include "tcl/Registration/Registration.h"
+#include "tcl/Target/Codegen.h"
 #include "tcl/Target/Platform.h"
 #include "tcl/Transforms/Passes.h"
+#include "tcl/Transforms/Pipelines.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -22,6 +26,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -50,6 +57,10 @@ static llvm::cl::opt<EmitKind> emitKind(
         clEnumValN(EmitKind::Object, "obj", "an object file"),
         clEnumValN(EmitKind::SharedLibrary, "so", "a shared library")),
     llvm::cl::init(EmitKind::SharedLibrary));
+static llvm::cl::opt<unsigned>
+    numThreads("num-threads",
+               llvm::cl::desc("Threads that run parallel loops (OpenMP)"),
+               llvm::cl::init(1));
 
 /// Checks that every schedule in `module` targets `platform`: a schedule
 /// tuned for another platform would silently give slow code.
@@ -84,6 +95,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   tcl::registerTclDialects(registry);
+  tcl::registerLLVMTranslations(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
 
@@ -104,27 +116,82 @@ int main(int argc, char **argv) {
     return 1;
 
   PassManager pm(&context);
-  pm.addPass(tcl::createApplySchedule());
+  if (emitKind == EmitKind::MLIR) {
+    pm.addPass(tcl::createApplySchedule());
+  } else {
+    if (platform->kind != tcl::PlatformKind::CPU) {
+      llvm::errs() << "tcl-compile: --emit=llvm|obj|so supports CPU targets "
+                      "only; "
+                   << targetName << " is not one\n";
+      return 1;
+    }
+    (void)tcl::buildLowerToLLVMPipeline(
+        pm, tcl::LoweringOptions{targetName, numThreads});
+  }
   if (failed(pm.run(*module)))
     return 1;
 
-  if (emitKind != EmitKind::MLIR) {
-    // Lowering scheduled linalg to LLVM IR, objects and shared libraries is
-    // the x86 code generation work, which has not landed yet.
-    llvm::errs() << "tcl-compile: --emit=llvm|obj|so needs the x86 code "
-                    "generation pipeline, which tcl does not have yet; use "
-                    "--emit=mlir\n";
-    return 2;
+  if (emitKind == EmitKind::MLIR) {
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        openOutputFile(outputFilename, &errorMessage);
+    if (!output) {
+      llvm::errs() << "tcl-compile: " << errorMessage << "\n";
+      return 1;
+    }
+    module->print(output->os());
+    output->os() << "\n";
+    output->keep();
+    return 0;
   }
 
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &errorMessage);
-  if (!output) {
-    llvm::errs() << "tcl-compile: " << errorMessage << "\n";
+  auto fail = [](llvm::Error error) {
+    llvm::errs() << "tcl-compile: " << llvm::toString(std::move(error))
+                 << "\n";
+    return 1;
+  };
+  auto machine = tcl::createTargetMachine(*platform);
+  if (!machine)
+    return fail(machine.takeError());
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = tcl::translateAndOptimize(*module, llvmContext, **machine);
+  if (!llvmModule)
+    return fail(llvmModule.takeError());
+
+  if (emitKind == EmitKind::LLVM) {
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        openOutputFile(outputFilename, &errorMessage);
+    if (!output) {
+      llvm::errs() << "tcl-compile: " << errorMessage << "\n";
+      return 1;
+    }
+    (*llvmModule)->print(output->os(), nullptr);
+    output->keep();
+    return 0;
+  }
+  if (outputFilename == "-") {
+    llvm::errs() << "tcl-compile: --emit=obj|so needs an output file (-o)\n";
     return 1;
   }
-  module->print(output->os());
-  output->os() << "\n";
-  output->keep();
+  if (emitKind == EmitKind::Object) {
+    if (llvm::Error error =
+            tcl::writeObjectFile(**llvmModule, **machine, outputFilename))
+      return fail(std::move(error));
+    return 0;
+  }
+  // A shared library: an object file next to it, then the system linker.
+  llvm::SmallString<128> objectPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "tcl-compile", "o", objectPath)) {
+    llvm::errs() << "tcl-compile: cannot create a temporary file: "
+                 << ec.message() << "\n";
+    return 1;
+  }
+  llvm::FileRemover removeObject(objectPath);
+  if (llvm::Error error =
+          tcl::writeObjectFile(**llvmModule, **machine, objectPath))
+    return fail(std::move(error));
+  if (llvm::Error error = tcl::linkSharedLibrary(objectPath, outputFilename,
+                                                 numThreads > 1))
+    return fail(std::move(error));
   return 0;
 }

@@ -22,15 +22,12 @@ struct LoweringOptions {
   unsigned numThreads = 1;
 };
 
-/// The textual form of the x86 lowering pipeline (the body of a
-/// builtin.module pipeline): scheduled linalg on tensors -> LLVM dialect.
-std::string getLowerToLLVMPipeline(const LoweringOptions &options);
-
 /// Adds the x86 lowering pipeline to `pm` (anchored on builtin.module):
 /// apply schedules, bufferize (functions return results through out-params,
 /// temporaries are deallocated), lower vectors to FMAs and loads, parallel
 /// loops to OpenMP, and convert everything to the LLVM dialect with the
 /// platform's target attributes.
+/// The target is checked when the pipeline runs (tcl-set-target-attributes).
 LogicalResult buildLowerToLLVMPipeline(OpPassManager &pm,
                                        const LoweringOptions &options);
 

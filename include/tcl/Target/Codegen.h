@@ -1,0 +1,59 @@
+//===- Codegen.h - LLVM IR, objects and shared libraries --------*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// From a module in the LLVM dialect (the output of tcl-lower-to-llvm) to LLVM
+// IR optimized at -O3, object files and shared libraries for a named
+// platform. The JIT (Runtime) uses the same target machine, so AOT and JIT
+// code are the same code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_TARGET_CODEGEN_H
+#define TCL_TARGET_CODEGEN_H
+
+#include "tcl/Target/Platform.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <memory>
+
+namespace mlir {
+class DialectRegistry;
+namespace tcl {
+
+/// Registers the MLIR -> LLVM IR translations tcl's lowered modules need.
+void registerLLVMTranslations(DialectRegistry &registry);
+
+/// The target machine of a CPU platform (PIC, -O3 code generation).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const Platform &platform);
+
+/// Translates a lowered module to LLVM IR for `machine` and optimizes it
+/// at -O3.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
+                     llvm::TargetMachine &machine);
+
+/// Writes `llvmModule` as an object file to `path`.
+llvm::Error writeObjectFile(llvm::Module &llvmModule,
+                            llvm::TargetMachine &machine, llvm::StringRef path);
+
+/// Links `objectPath` into the shared library `libraryPath`. The library
+/// depends on libc, libm and, when `usesOpenMP`, the OpenMP runtime.
+llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
+                              llvm::StringRef libraryPath, bool usesOpenMP);
+
+/// The directory of the OpenMP runtime tcl links parallel code against.
+llvm::StringRef getOpenMPRuntimeDir();
+
+} // namespace tcl
+} // namespace mlir
+
+#endif // TCL_TARGET_CODEGEN_H

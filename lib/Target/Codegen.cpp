@@ -1,0 +1,114 @@
+//===- Codegen.cpp - LLVM IR, objects and shared libraries ----------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Target/Codegen.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+void mlir::tcl::registerLLVMTranslations(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+}
+
+llvm::StringRef mlir::tcl::getOpenMPRuntimeDir() { return "/usr/lib/llvm-19/lib"; }
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+mlir::tcl::createTargetMachine(const Platform &platform) {
+  if (platform.kind != PlatformKind::CPU)
+    return llvm::createStringError("platform '" + platform.name +
+                                   "' is not a CPU platform");
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(platform.triple.str(), error);
+  if (!target)
+    return llvm::createStringError(error);
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      platform.triple, platform.cpu, platform.features, options,
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return llvm::createStringError("cannot create a target machine for " +
+                                   platform.name);
+  return machine;
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+mlir::tcl::translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
+                                llvm::TargetMachine &machine) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+  llvmModule->setDataLayout(machine.createDataLayout());
+  llvmModule->setTargetTriple(machine.getTargetTriple().getTriple());
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                            &machine);
+  if (llvm::Error error = optimize(llvmModule.get()))
+    return std::move(error);
+  return llvmModule;
+}
+
+llvm::Error mlir::tcl::writeObjectFile(llvm::Module &llvmModule,
+                                       llvm::TargetMachine &machine,
+                                       llvm::StringRef path) {
+  std::error_code ec;
+  llvm::ToolOutputFile output(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return llvm::createStringError(ec, "cannot open " + path);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, output.os(), nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the target cannot emit object files");
+  passes.run(llvmModule);
+  output.keep();
+  return llvm::Error::success();
+}
+
+llvm::Error mlir::tcl::linkSharedLibrary(llvm::StringRef objectPath,
+                                         llvm::StringRef libraryPath,
+                                         bool usesOpenMP) {
+  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("clang-19");
+  if (!linker)
+    linker = llvm::sys::findProgramByName("cc");
+  if (!linker)
+    return llvm::createStringError("no C compiler driver to link with "
+                                   "(looked for clang-19 and cc)");
+  std::string rpath = ("-Wl,-rpath," + getOpenMPRuntimeDir()).str();
+  std::string libDir = ("-L" + getOpenMPRuntimeDir()).str();
+  llvm::SmallVector<llvm::StringRef> args = {
+      *linker, "-shared", "-o", libraryPath, objectPath, "-lm"};
+  if (usesOpenMP)
+    llvm::append_range(args,
+                       llvm::ArrayRef<llvm::StringRef>{libDir, rpath, "-lomp"});
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
+                                         &message);
+  if (status != 0)
+    return llvm::createStringError("linking " + libraryPath + " failed" +
+                                   (message.empty() ? "" : ": " + message));
+  return llvm::Error::success();
+}
