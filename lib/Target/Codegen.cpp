@@ -15,6 +15,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -111,4 +112,25 @@ llvm::Error mlir::tcl::linkSharedLibrary(llvm::StringRef objectPath,
     return llvm::createStringError("linking " + libraryPath + " failed" +
                                    (message.empty() ? "" : ": " + message));
   return llvm::Error::success();
+}
+
+llvm::Error mlir::tcl::emitSharedLibrary(ModuleOp module,
+                                         const Platform &platform,
+                                         bool usesOpenMP,
+                                         llvm::StringRef libraryPath) {
+  auto machine = createTargetMachine(platform);
+  if (!machine)
+    return machine.takeError();
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateAndOptimize(module, llvmContext, **machine);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  llvm::SmallString<128> objectPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tcl", "o", objectPath))
+    return llvm::createStringError(ec, "cannot create a temporary file");
+  llvm::FileRemover removeObject(objectPath);
+  if (llvm::Error error = writeObjectFile(**llvmModule, **machine, objectPath))
+    return error;
+  return linkSharedLibrary(objectPath, libraryPath, usesOpenMP);
 }

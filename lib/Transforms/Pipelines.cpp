@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -42,7 +43,16 @@ LogicalResult mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
 
   // Bufferization. Results become out-params, so callers own every buffer
   // they see; the deallocation pipeline frees every temporary.
+  // Copies become linalg.copy and then loops: memref.copy of strided views
+  // would call memrefCopy from MLIR's runner library, a dependency compiled
+  // kernels must not have.
+  auto copyWithLinalg = [](OpBuilder &b, Location loc, Value from,
+                           Value to) -> LogicalResult {
+    b.create<linalg::CopyOp>(loc, from, to);
+    return success();
+  };
   bufferization::OneShotBufferizationOptions bufferization;
+  bufferization.memCpyFn = copyWithLinalg;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
@@ -50,6 +60,7 @@ LogicalResult mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   bufferization::BufferResultsToOutParamsOpts outParams;
   outParams.hoistStaticAllocs = true;
+  outParams.memCpyFn = copyWithLinalg;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());

@@ -26,9 +26,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -149,6 +146,16 @@ int main(int argc, char **argv) {
                  << "\n";
     return 1;
   };
+  if (emitKind != EmitKind::LLVM && outputFilename == "-") {
+    llvm::errs() << "tcl-compile: --emit=obj|so needs an output file (-o)\n";
+    return 1;
+  }
+  if (emitKind == EmitKind::SharedLibrary) {
+    if (llvm::Error error = tcl::emitSharedLibrary(
+            *module, *platform, numThreads > 1, outputFilename))
+      return fail(std::move(error));
+    return 0;
+  }
   auto machine = tcl::createTargetMachine(*platform);
   if (!machine)
     return fail(machine.takeError());
@@ -156,42 +163,19 @@ int main(int argc, char **argv) {
   auto llvmModule = tcl::translateAndOptimize(*module, llvmContext, **machine);
   if (!llvmModule)
     return fail(llvmModule.takeError());
-
-  if (emitKind == EmitKind::LLVM) {
-    std::unique_ptr<llvm::ToolOutputFile> output =
-        openOutputFile(outputFilename, &errorMessage);
-    if (!output) {
-      llvm::errs() << "tcl-compile: " << errorMessage << "\n";
-      return 1;
-    }
-    (*llvmModule)->print(output->os(), nullptr);
-    output->keep();
-    return 0;
-  }
-  if (outputFilename == "-") {
-    llvm::errs() << "tcl-compile: --emit=obj|so needs an output file (-o)\n";
-    return 1;
-  }
   if (emitKind == EmitKind::Object) {
     if (llvm::Error error =
             tcl::writeObjectFile(**llvmModule, **machine, outputFilename))
       return fail(std::move(error));
     return 0;
   }
-  // A shared library: an object file next to it, then the system linker.
-  llvm::SmallString<128> objectPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "tcl-compile", "o", objectPath)) {
-    llvm::errs() << "tcl-compile: cannot create a temporary file: "
-                 << ec.message() << "\n";
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << "tcl-compile: " << errorMessage << "\n";
     return 1;
   }
-  llvm::FileRemover removeObject(objectPath);
-  if (llvm::Error error =
-          tcl::writeObjectFile(**llvmModule, **machine, objectPath))
-    return fail(std::move(error));
-  if (llvm::Error error = tcl::linkSharedLibrary(objectPath, outputFilename,
-                                                 numThreads > 1))
-    return fail(std::move(error));
+  (*llvmModule)->print(output->os(), nullptr);
+  output->keep();
   return 0;
 }

@@ -50,6 +50,11 @@ llvm::Error writeObjectFile(llvm::Module &llvmModule,
 llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
                               llvm::StringRef libraryPath, bool usesOpenMP);
 
+/// Compiles a lowered module to a shared library at `libraryPath`: LLVM IR at
+/// -O3, an object file in a temporary location, then the system linker.
+llvm::Error emitSharedLibrary(ModuleOp module, const Platform &platform,
+                              bool usesOpenMP, llvm::StringRef libraryPath);
+
 /// The directory of the OpenMP runtime tcl links parallel code against.
 llvm::StringRef getOpenMPRuntimeDir();
 

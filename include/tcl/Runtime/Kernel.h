@@ -1,0 +1,98 @@
+//===- Kernel.h - Compiled kernels: JIT and shared libraries ----*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A kernel is one public function of a module of linalg on tensors (with its
+// schedules), compiled by tcl-lower-to-llvm for a platform and callable with
+// plain buffers. Two back ends share one calling convention, the C interface
+// `_mlir_ciface_<entry>(in0*, ..., out0*, ...)` taking strided memref
+// descriptors, so JIT and AOT code can be compared bit for bit:
+//   - Kernel::jit: mlir::ExecutionEngine in this process;
+//   - Kernel::load: a shared library written by tcl-compile --emit=so.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_RUNTIME_KERNEL_H
+#define TCL_RUNTIME_KERNEL_H
+
+#include "tcl/Transforms/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+namespace tcl {
+
+/// A dense, row-major f32 buffer.
+struct Buffer {
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+
+  static Buffer zeros(std::vector<int64_t> shape);
+  int64_t getNumElements() const;
+};
+
+/// Shapes of a kernel's inputs and outputs (f32, static shapes).
+struct KernelSignature {
+  std::vector<std::vector<int64_t>> inputs;
+  std::vector<std::vector<int64_t>> outputs;
+
+  /// Reads the signature of function `entry` in `module`, which must take and
+  /// return statically shaped f32 tensors.
+  static llvm::Expected<KernelSignature> fromFunction(ModuleOp module,
+                                                      llvm::StringRef entry);
+  std::vector<Buffer> makeOutputs() const;
+};
+
+class Kernel {
+public:
+  ~Kernel();
+  Kernel(Kernel &&) noexcept;
+  Kernel &operator=(Kernel &&) noexcept;
+
+  /// Lowers `module` (consumed) with tcl-lower-to-llvm and JIT-compiles it
+  /// for the options' platform at -O3.
+  static llvm::Expected<Kernel> jit(ModuleOp module, llvm::StringRef entry,
+                                    const LoweringOptions &options);
+  /// Parses `source` and JIT-compiles it.
+  static llvm::Expected<Kernel> jit(llvm::StringRef source,
+                                    llvm::StringRef entry,
+                                    const LoweringOptions &options);
+  /// Loads `_mlir_ciface_<entry>` from a shared library compiled by
+  /// tcl-compile from a function with signature `signature`.
+  static llvm::Expected<Kernel> load(llvm::StringRef libraryPath,
+                                     llvm::StringRef entry,
+                                     KernelSignature signature);
+
+  const KernelSignature &getSignature() const { return signature; }
+
+  /// Runs the kernel; the shapes must match the signature.
+  llvm::Error run(const std::vector<Buffer> &inputs,
+                  std::vector<Buffer> &outputs) const;
+
+private:
+  Kernel() = default;
+
+  KernelSignature signature;
+  void *function = nullptr;
+  std::unique_ptr<ExecutionEngine> engine;
+  void *library = nullptr;
+};
+
+/// Returns `text` with every tcl.sched.schedule removed: the naive version of
+/// a scheduled module (linalg ops lowered to plain loops), used as reference.
+llvm::Expected<std::string> stripSchedules(llvm::StringRef text);
+
+} // namespace tcl
+} // namespace mlir
+
+#endif // TCL_RUNTIME_KERNEL_H

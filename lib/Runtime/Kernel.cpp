@@ -1,0 +1,344 @@
+//===- Kernel.cpp - Compiled kernels: JIT and shared libraries ------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Runtime/Kernel.h"
+#include "tcl/Dialect/Tcl/IR/TclOps.h"
+#include "tcl/Registration/Registration.h"
+#include "tcl/Target/Codegen.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <dlfcn.h>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+//===----------------------------------------------------------------------===//
+// Buffers and signatures
+//===----------------------------------------------------------------------===//
+
+int64_t Buffer::getNumElements() const {
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  return count;
+}
+
+Buffer Buffer::zeros(std::vector<int64_t> shape) {
+  Buffer buffer{std::move(shape), {}};
+  buffer.data.assign(buffer.getNumElements(), 0.0f);
+  return buffer;
+}
+
+static llvm::Expected<std::vector<int64_t>> getStaticF32Shape(Type type,
+                                                              Twine what) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape() || !shaped.getElementType().isF32())
+    return llvm::createStringError(
+        (what + " must be a statically shaped f32 tensor").str());
+  return std::vector<int64_t>(shaped.getShape().begin(),
+                              shaped.getShape().end());
+}
+
+llvm::Expected<KernelSignature>
+KernelSignature::fromFunction(ModuleOp module, llvm::StringRef entry) {
+  auto func = module.lookupSymbol<func::FuncOp>(entry);
+  if (!func)
+    return llvm::createStringError("no function @" + entry.str());
+  KernelSignature signature;
+  for (auto [index, type] : llvm::enumerate(func.getArgumentTypes())) {
+    auto shape = getStaticF32Shape(type, "argument " + Twine(index));
+    if (!shape)
+      return shape.takeError();
+    signature.inputs.push_back(std::move(*shape));
+  }
+  for (auto [index, type] : llvm::enumerate(func.getResultTypes())) {
+    auto shape = getStaticF32Shape(type, "result " + Twine(index));
+    if (!shape)
+      return shape.takeError();
+    signature.outputs.push_back(std::move(*shape));
+  }
+  return signature;
+}
+
+std::vector<Buffer> KernelSignature::makeOutputs() const {
+  std::vector<Buffer> buffers;
+  for (const std::vector<int64_t> &shape : outputs)
+    buffers.push_back(Buffer::zeros(shape));
+  return buffers;
+}
+
+//===----------------------------------------------------------------------===//
+// Calling convention
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A ranked strided memref descriptor, laid out as MLIR's
+/// StridedMemRefType<float, rank>: {allocated, aligned, offset, sizes[rank],
+/// strides[rank]}.
+struct Descriptor {
+  std::vector<int64_t> words;
+
+  explicit Descriptor(const Buffer &buffer) {
+    size_t rank = buffer.shape.size();
+    words.resize(3 + 2 * rank);
+    auto *data = const_cast<float *>(buffer.data.data());
+    words[0] = reinterpret_cast<int64_t>(data);
+    words[1] = reinterpret_cast<int64_t>(data);
+    words[2] = 0;
+    int64_t stride = 1;
+    for (size_t dim = rank; dim-- > 0;) {
+      words[3 + dim] = buffer.shape[dim];
+      words[3 + rank + dim] = stride;
+      stride *= buffer.shape[dim];
+    }
+  }
+};
+} // namespace
+
+/// Calls a C-interface function whose arguments are all pointers. The
+/// argument count is only known at run time; kernels with more arguments
+/// than listed here are rejected when they are loaded.
+static constexpr size_t kMaxKernelArguments = 12;
+
+static void callWithPointers(void *function, std::vector<void *> &args) {
+  void **a = args.data();
+  using P = void *;
+  switch (args.size()) {
+  case 1: return reinterpret_cast<void (*)(P)>(function)(a[0]);
+  case 2: return reinterpret_cast<void (*)(P, P)>(function)(a[0], a[1]);
+  case 3:
+    return reinterpret_cast<void (*)(P, P, P)>(function)(a[0], a[1], a[2]);
+  case 4:
+    return reinterpret_cast<void (*)(P, P, P, P)>(function)(a[0], a[1], a[2],
+                                                            a[3]);
+  case 5:
+    return reinterpret_cast<void (*)(P, P, P, P, P)>(function)(
+        a[0], a[1], a[2], a[3], a[4]);
+  case 6:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P)>(function)(
+        a[0], a[1], a[2], a[3], a[4], a[5]);
+  case 7:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P, P)>(function)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+  case 8:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P)>(function)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+  case 9:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P)>(function)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+  case 10:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P)>(
+        function)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+  case 11:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P)>(
+        function)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9],
+                  a[10]);
+  case 12:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P)>(
+        function)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9],
+                  a[10], a[11]);
+  default:
+    llvm_unreachable("argument count checked when the kernel was created");
+  }
+}
+
+static llvm::Error checkArity(const KernelSignature &signature) {
+  size_t count = signature.inputs.size() + signature.outputs.size();
+  if (count == 0 || count > kMaxKernelArguments)
+    return llvm::createStringError(
+        "kernels take 1 to " + std::to_string(kMaxKernelArguments) +
+        " buffers; this one takes " + std::to_string(count));
+  return llvm::Error::success();
+}
+
+llvm::Error Kernel::run(const std::vector<Buffer> &inputs,
+                        std::vector<Buffer> &outputs) const {
+  auto check = [](const std::vector<Buffer> &buffers,
+                  const std::vector<std::vector<int64_t>> &shapes,
+                  const char *what) -> llvm::Error {
+    if (buffers.size() != shapes.size())
+      return llvm::createStringError(std::string("expected ") +
+                                     std::to_string(shapes.size()) + " " +
+                                     what);
+    for (auto [buffer, shape] : llvm::zip_equal(buffers, shapes))
+      if (buffer.shape != shape ||
+          (int64_t)buffer.data.size() != buffer.getNumElements())
+        return llvm::createStringError(std::string("a buffer of the ") + what +
+                                       " has the wrong shape");
+    return llvm::Error::success();
+  };
+  if (llvm::Error error = check(inputs, signature.inputs, "inputs"))
+    return error;
+  if (llvm::Error error = check(outputs, signature.outputs, "outputs"))
+    return error;
+  std::vector<Descriptor> descriptors;
+  descriptors.reserve(inputs.size() + outputs.size());
+  for (const Buffer &buffer : inputs)
+    descriptors.emplace_back(buffer);
+  for (const Buffer &buffer : outputs)
+    descriptors.emplace_back(buffer);
+  std::vector<void *> args;
+  for (Descriptor &descriptor : descriptors)
+    args.push_back(descriptor.words.data());
+  callWithPointers(function, args);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Construction
+//===----------------------------------------------------------------------===//
+
+Kernel::~Kernel() {
+  if (library)
+    dlclose(library);
+}
+Kernel::Kernel(Kernel &&other) noexcept
+    : signature(std::move(other.signature)), function(other.function),
+      engine(std::move(other.engine)), library(other.library) {
+  other.function = nullptr;
+  other.library = nullptr;
+}
+Kernel &Kernel::operator=(Kernel &&other) noexcept {
+  if (this != &other) {
+    if (library)
+      dlclose(library);
+    signature = std::move(other.signature);
+    function = other.function;
+    engine = std::move(other.engine);
+    library = other.library;
+    other.function = nullptr;
+    other.library = nullptr;
+  }
+  return *this;
+}
+
+/// Collects the diagnostics of `context` into a string for llvm::Error.
+namespace {
+struct DiagnosticCollector {
+  explicit DiagnosticCollector(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diag) {
+          llvm::raw_string_ostream os(text);
+          if (!text.empty())
+            os << "\n";
+          os << diag.getLocation() << ": " << diag;
+          for (Diagnostic &note : diag.getNotes())
+            os << "\n  note: " << note;
+          return success();
+        }) {}
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
+                                   const LoweringOptions &options) {
+  const Platform *platform = lookupPlatform(options.target);
+  if (!platform)
+    return llvm::createStringError("unknown platform '" + options.target +
+                                   "'");
+  auto signature = KernelSignature::fromFunction(module, entry);
+  if (!signature)
+    return signature.takeError();
+  if (llvm::Error error = checkArity(*signature))
+    return std::move(error);
+
+  MLIRContext *context = module.getContext();
+  DiagnosticCollector diagnostics(context);
+  PassManager pm(context);
+  (void)buildLowerToLLVMPipeline(pm, options);
+  if (failed(pm.run(module)))
+    return llvm::createStringError("lowering failed: " + diagnostics.text);
+
+  auto machine = createTargetMachine(*platform);
+  if (!machine)
+    return machine.takeError();
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = makeOptimizingTransformer(3, 0, machine->get());
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  std::string openMP = (getOpenMPRuntimeDir() + "/libomp.so").str();
+  llvm::SmallVector<llvm::StringRef> libraries;
+  if (options.numThreads > 1)
+    libraries.push_back(openMP);
+  engineOptions.sharedLibPaths = libraries;
+  auto engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*machine));
+  if (!engine)
+    return engine.takeError();
+  auto address = (*engine)->lookup(("_mlir_ciface_" + entry).str());
+  if (!address)
+    return address.takeError();
+
+  Kernel kernel;
+  kernel.signature = std::move(*signature);
+  kernel.function = *address;
+  kernel.engine = std::move(*engine);
+  return kernel;
+}
+
+llvm::Expected<Kernel> Kernel::jit(llvm::StringRef source,
+                                   llvm::StringRef entry,
+                                   const LoweringOptions &options) {
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  registerLLVMTranslations(registry);
+  // The context must outlive the engine only while compiling.
+  MLIRContext context(registry);
+  DiagnosticCollector diagnostics(&context);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  if (!module)
+    return llvm::createStringError("cannot parse the module: " +
+                                   diagnostics.text);
+  return jit(*module, entry, options);
+}
+
+llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,
+                                    llvm::StringRef entry,
+                                    KernelSignature signature) {
+  if (llvm::Error error = checkArity(signature))
+    return std::move(error);
+  void *library = dlopen(libraryPath.str().c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return llvm::createStringError(std::string("cannot load ") +
+                                   libraryPath.str() + ": " + dlerror());
+  void *function = dlsym(library, ("_mlir_ciface_" + entry).str().c_str());
+  if (!function) {
+    dlclose(library);
+    return llvm::createStringError("no _mlir_ciface_" + entry.str() + " in " +
+                                   libraryPath.str());
+  }
+  Kernel kernel;
+  kernel.signature = std::move(signature);
+  kernel.function = function;
+  kernel.library = library;
+  return kernel;
+}
+
+llvm::Expected<std::string> mlir::tcl::stripSchedules(llvm::StringRef text) {
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  MLIRContext context(registry);
+  DiagnosticCollector diagnostics(&context);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  if (!module)
+    return llvm::createStringError("cannot parse the module: " +
+                                   diagnostics.text);
+  SmallVector<ScheduleOp> schedules;
+  module->walk([&](ScheduleOp schedule) { schedules.push_back(schedule); });
+  for (ScheduleOp schedule : schedules)
+    schedule.erase();
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  module->print(os);
+  return result;
+}

@@ -1,0 +1,178 @@
+//===- KernelTest.cpp - JIT and AOT kernels -------------------------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Runtime/Kernel.h"
+#include "tcl/Registration/Registration.h"
+#include "tcl/Target/Codegen.h"
+#include "tcl/Transforms/Pipelines.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+namespace {
+
+// A matmul + bias + ReLU with a schedule that tiles (with partial tiles:
+// 100 is not a multiple of 8), parallelizes, fuses the epilogue, vectorizes,
+// hoists the accumulator and unrolls.
+constexpr const char *kScheduled = R"mlir(
+func.func @mm_bias_relu(%a: tensor<100x64xf32>, %b: tensor<64x96xf32>,
+                        %bias: tensor<96xf32>) -> tensor<100x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<100x96xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<100x96xf32>) -> tensor<100x96xf32>
+  %mm = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<100x64xf32>, tensor<64x96xf32>)
+      outs(%init : tensor<100x96xf32>) -> tensor<100x96xf32>
+  %out = linalg.generic {tcl.epilogue = "mm",
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<100x96xf32>, tensor<96xf32>) outs(%empty : tensor<100x96xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<100x96xf32>
+  return %out : tensor<100x96xf32>
+}
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
+    loops [100 parallel, 96 parallel, 64 reduction] {
+  tcl.sched.tile [32, 48, 0]
+  tcl.sched.parallelize
+  tcl.sched.fuse_epilogue
+  tcl.sched.tile [8, 16, 1]
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+  tcl.sched.unroll level 1 dim 2 by 4
+}
+)mlir";
+
+std::vector<Buffer> makeInputs(const KernelSignature &signature,
+                               unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<Buffer> inputs;
+  for (const std::vector<int64_t> &shape : signature.inputs) {
+    Buffer buffer = Buffer::zeros(shape);
+    for (float &value : buffer.data)
+      value = uniform(rng);
+    inputs.push_back(std::move(buffer));
+  }
+  return inputs;
+}
+
+/// Plain C++ matmul + bias + ReLU, the ground truth.
+std::vector<float> expected(const std::vector<Buffer> &in) {
+  const int64_t m = 100, n = 96, k = 64;
+  std::vector<float> out(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t l = 0; l < k; ++l)
+        acc += double(in[0].data[i * k + l]) * in[1].data[l * n + j];
+      out[i * n + j] = std::max(0.0, acc + in[2].data[j]);
+    }
+  return out;
+}
+
+float maxAbsDifference(const std::vector<float> &a,
+                       const std::vector<float> &b) {
+  float diff = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    diff = std::max(diff, std::fabs(a[i] - b[i]));
+  return diff;
+}
+
+class KernelTest : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(KernelTest, ScheduledMatchesReferenceAndNaive) {
+  LoweringOptions options{"x86-avx512", GetParam()};
+  auto kernel = Kernel::jit(kScheduled, "mm_bias_relu", options);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  std::vector<Buffer> inputs = makeInputs(kernel->getSignature(), 1);
+  std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
+  ASSERT_FALSE(bool(kernel->run(inputs, outputs)));
+  EXPECT_LT(maxAbsDifference(outputs[0].data, expected(inputs)), 1e-4f);
+
+  auto naiveSource = stripSchedules(kScheduled);
+  ASSERT_TRUE(bool(naiveSource));
+  auto naive = Kernel::jit(*naiveSource, "mm_bias_relu", options);
+  ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
+  std::vector<Buffer> naiveOutputs = naive->getSignature().makeOutputs();
+  ASSERT_FALSE(bool(naive->run(inputs, naiveOutputs)));
+  EXPECT_LT(maxAbsDifference(naiveOutputs[0].data, expected(inputs)), 1e-4f);
+}
+
+TEST_P(KernelTest, JitAndSharedLibraryAreBitIdentical) {
+  LoweringOptions options{"x86-avx512", GetParam()};
+  auto jitted = Kernel::jit(kScheduled, "mm_bias_relu", options);
+  ASSERT_TRUE(bool(jitted)) << llvm::toString(jitted.takeError());
+
+  // The same module through tcl-compile's AOT path.
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  registerLLVMTranslations(registry);
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kScheduled, &context);
+  ASSERT_TRUE(module);
+  PassManager pm(&context);
+  ASSERT_TRUE(succeeded(buildLowerToLLVMPipeline(pm, options)));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("kernel-test", "so", path));
+  llvm::FileRemover remove(path);
+  llvm::Error emitted = emitSharedLibrary(
+      *module, *lookupPlatform("x86-avx512"), options.numThreads > 1, path);
+  ASSERT_FALSE(bool(emitted)) << llvm::toString(std::move(emitted));
+  auto loaded = Kernel::load(path, "mm_bias_relu", jitted->getSignature());
+  ASSERT_TRUE(bool(loaded)) << llvm::toString(loaded.takeError());
+
+  std::vector<Buffer> inputs = makeInputs(jitted->getSignature(), 7);
+  std::vector<Buffer> fromJit = jitted->getSignature().makeOutputs();
+  std::vector<Buffer> fromLibrary = jitted->getSignature().makeOutputs();
+  ASSERT_FALSE(bool(jitted->run(inputs, fromJit)));
+  ASSERT_FALSE(bool(loaded->run(inputs, fromLibrary)));
+  EXPECT_EQ(fromJit[0].data, fromLibrary[0].data);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, KernelTest, ::testing::Values(1u, 2u));
+
+TEST(KernelErrors, RejectsBadInput) {
+  LoweringOptions options;
+  auto unparsable = Kernel::jit("func.func @f(", "f", options);
+  ASSERT_FALSE(bool(unparsable));
+  EXPECT_NE(llvm::toString(unparsable.takeError()).find("cannot parse"),
+            std::string::npos);
+
+  auto missing = Kernel::jit(kScheduled, "nope", options);
+  ASSERT_FALSE(bool(missing));
+  EXPECT_NE(llvm::toString(missing.takeError()).find("no function @nope"),
+            std::string::npos);
+
+  auto unknownTarget =
+      Kernel::jit(kScheduled, "mm_bias_relu", {"x86-avx1024", 1});
+  ASSERT_FALSE(bool(unknownTarget));
+  llvm::consumeError(unknownTarget.takeError());
+
+  auto kernel = Kernel::jit(kScheduled, "mm_bias_relu", options);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  std::vector<Buffer> wrong = {Buffer::zeros({1})};
+  std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
+  llvm::Error error = kernel->run(wrong, outputs);
+  ASSERT_TRUE(bool(error));
+  llvm::consumeError(std::move(error));
+}
+
+} // namespace
