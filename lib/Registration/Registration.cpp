@@ -8,6 +8,7 @@
 #include "tcl/Dialect/Tcl/IR/TclDialect.h"
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/Pipelines.h"
+#include "tcl/Tuning/DefaultSchedule.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -143,4 +144,5 @@ void mlir::tcl::registerAllTclPasses() {
   registerAllPasses();
   registerTclPasses(); // Generated from Passes.td.
   registerTclPipelines();
+  registerTclTuningPasses();
 }

@@ -7,6 +7,7 @@
 #include "tcl/Transforms/Pipelines.h"
 #include "tcl/Target/Platform.h"
 #include "tcl/Transforms/Passes.h"
+#include "tcl/Tuning/DefaultSchedule.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -36,10 +37,17 @@ using namespace mlir::tcl;
 
 LogicalResult mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
                                                   const LoweringOptions &options) {
-  // Schedules, then tensor-level cleanup.
+  // Schedules (defaults for the ops that have none), then tensor cleanup.
+  if (options.defaultSchedules) {
+    DefaultSchedulesOptions defaults;
+    defaults.target = options.target;
+    defaults.numThreads = options.numThreads;
+    pm.addPass(createDefaultSchedules(defaults));
+  }
   pm.addPass(createApplySchedule());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createPrepareEntryPoints());
 
   // Bufferization. Results become out-params, so callers own every buffer
   // they see; the deallocation pipeline frees every temporary.
@@ -96,7 +104,6 @@ LogicalResult mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 
   // To the LLVM dialect.
-  pm.addPass(createEmitCInterface());
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.reassociateFPReductions = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
@@ -125,6 +132,10 @@ struct LowerToLLVMPipelineOptions
   Option<unsigned> numThreads{*this, "num-threads",
                               llvm::cl::desc("Threads of parallel loops"),
                               llvm::cl::init(1)};
+  Option<bool> defaultSchedules{
+      *this, "default-schedules",
+      llvm::cl::desc("Schedule unscheduled ops with the default heuristic"),
+      llvm::cl::init(true)};
 };
 } // namespace
 
@@ -136,6 +147,7 @@ void mlir::tcl::registerTclPipelines() {
         // An unknown target is reported by tcl-set-target-attributes when
         // the pipeline runs.
         (void)buildLowerToLLVMPipeline(
-            pm, LoweringOptions{options.target, options.numThreads});
+            pm, LoweringOptions{options.target, options.numThreads,
+                                options.defaultSchedules});
       });
 }

@@ -10,7 +10,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 
 namespace mlir::tcl {
-#define GEN_PASS_DEF_EMITCINTERFACE
+#define GEN_PASS_DEF_PREPAREENTRYPOINTS
 #define GEN_PASS_DEF_SETTARGETATTRIBUTES
 #include "tcl/Transforms/Passes.h.inc"
 } // namespace mlir::tcl
@@ -18,13 +18,21 @@ namespace mlir::tcl {
 using namespace mlir;
 
 namespace {
-struct EmitCInterfacePass
-    : public mlir::tcl::impl::EmitCInterfaceBase<EmitCInterfacePass> {
+struct PrepareEntryPointsPass
+    : public mlir::tcl::impl::PrepareEntryPointsBase<PrepareEntryPointsPass> {
   void runOnOperation() override {
-    UnitAttr unit = UnitAttr::get(&getContext());
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func.isPublic() && !func.isExternal())
-        func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), unit);
+    Builder b(&getContext());
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!func.isPublic() || func.isExternal())
+        continue;
+      func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                    b.getUnitAttr());
+      for (unsigned index = 0; index < func.getNumArguments(); ++index)
+        if (isa<TensorType>(func.getArgument(index).getType()))
+          func.setArgAttr(index,
+                          bufferization::BufferizationDialect::kWritableAttrName,
+                          b.getBoolAttr(false));
+    }
   }
 };
 

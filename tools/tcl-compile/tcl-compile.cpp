@@ -90,6 +90,13 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (emitKind != EmitKind::MLIR && platform->kind != tcl::PlatformKind::CPU) {
+    llvm::errs() << "tcl-compile: --emit=llvm|obj|so supports CPU targets "
+                    "only; "
+                 << targetName << " is not one\n";
+    return 1;
+  }
+
   DialectRegistry registry;
   tcl::registerTclDialects(registry);
   tcl::registerLLVMTranslations(registry);
@@ -116,12 +123,6 @@ int main(int argc, char **argv) {
   if (emitKind == EmitKind::MLIR) {
     pm.addPass(tcl::createApplySchedule());
   } else {
-    if (platform->kind != tcl::PlatformKind::CPU) {
-      llvm::errs() << "tcl-compile: --emit=llvm|obj|so supports CPU targets "
-                      "only; "
-                   << targetName << " is not one\n";
-      return 1;
-    }
     (void)tcl::buildLowerToLLVMPipeline(
         pm, tcl::LoweringOptions{targetName, numThreads});
   }

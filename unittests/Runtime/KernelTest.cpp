@@ -108,7 +108,9 @@ TEST_P(KernelTest, ScheduledMatchesReferenceAndNaive) {
 
   auto naiveSource = stripSchedules(kScheduled);
   ASSERT_TRUE(bool(naiveSource));
-  auto naive = Kernel::jit(*naiveSource, "mm_bias_relu", options);
+  LoweringOptions naiveOptions = options;
+  naiveOptions.defaultSchedules = false;
+  auto naive = Kernel::jit(*naiveSource, "mm_bias_relu", naiveOptions);
   ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
   std::vector<Buffer> naiveOutputs = naive->getSignature().makeOutputs();
   ASSERT_FALSE(bool(naive->run(inputs, naiveOutputs)));

@@ -49,14 +49,18 @@ def LowerVector : Pass<"tcl-lower-vector", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
-def EmitCInterface : Pass<"tcl-emit-c-interface", "ModuleOp"> {
-  let summary = "Gives every public function a C interface wrapper";
+def PrepareEntryPoints : Pass<"tcl-prepare-entry-points", "ModuleOp"> {
+  let summary = "Fixes the ABI of public functions: read-only inputs, C wrappers";
   let description = [{
-    Marks public functions `llvm.emit_c_interface`, so that the LLVM
-    conversion emits `_mlir_ciface_<name>` wrappers that take memref
-    descriptors by pointer: the entry points of the JIT and of compiled
+    Public functions are kernel entry points. Their tensor arguments are
+    inputs the caller owns: bufferization must not write into them
+    (`bufferization.writable = false`). And they get a C interface wrapper
+    (`llvm.emit_c_interface`): `_mlir_ciface_<name>` taking memref
+    descriptors by pointer, the entry point of the JIT and of compiled
     libraries.
   }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def SetTargetAttributes : Pass<"tcl-set-target-attributes", "ModuleOp"> {

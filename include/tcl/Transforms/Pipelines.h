@@ -20,10 +20,13 @@ struct LoweringOptions {
   /// Threads that run parallel loops (scf.forall from `parallelize`); 1 keeps
   /// the code sequential and free of the OpenMP runtime.
   unsigned numThreads = 1;
+  /// Give ops without a schedule the default schedule of their op class
+  /// (tcl-default-schedules); without, they become plain loops.
+  bool defaultSchedules = true;
 };
 
 /// Adds the x86 lowering pipeline to `pm` (anchored on builtin.module):
-/// apply schedules, bufferize (functions return results through out-params,
+/// default schedules for unscheduled ops, apply schedules, bufferize (functions return results through out-params,
 /// temporaries are deallocated), lower vectors to FMAs and loads, parallel
 /// loops to OpenMP, and convert everything to the LLVM dialect with the
 /// platform's target attributes.

@@ -10,7 +10,7 @@
 //       CHECK:       scf.for %{{.*}} = %c0 to %c32 step %c8
 //       CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c32
 //       CHECK:           scf.for %{{.*}} = %c0 to %c256 step %c1
-//       CHECK:             arith.mulf {{.*}} : vector<8x32x1xf32>
+//       CHECK:             vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 //       CHECK:       arith.addf {{.*}} : vector<32x128xf32>
 //       CHECK:       arith.maximumf {{.*}} : vector<32x128xf32>
 //       CHECK:       tensor.insert_slice {{.*}} : tensor<32x128xf32> into tensor<128x512xf32>

@@ -6,7 +6,7 @@
 //       CHECK:   %[[INIT:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
 //       CHECK:   %[[ACC:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[ARG:.*]] = %[[INIT]]) -> (vector<8x32xf32>)
 //   CHECK-NOT:     vector.transfer_write
-//       CHECK:     arith.addf %[[ARG]], %{{.*}} : vector<8x32xf32>
+//       CHECK:     vector.contract {{.*}} %{{.*}}, %{{.*}}, %[[ARG]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 //       CHECK:     scf.yield %{{.*}} : vector<8x32xf32>
 //       CHECK:   vector.transfer_write %[[ACC]], {{.*}} : vector<8x32xf32>, tensor<8x32xf32>
 func.func @mm(%a: tensor<8x64xf32>, %b: tensor<64x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {

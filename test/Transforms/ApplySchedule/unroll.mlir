@@ -3,14 +3,14 @@
 
 // CHECK-LABEL: func.func @mm
 //       CHECK:   scf.for %[[K:.*]] = %c0 to %c64 step %c4
-//       CHECK:     arith.mulf {{.*}} : vector<8x32x1xf32>
+//       CHECK:     vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 //       CHECK:     arith.addi %[[K]], %c1
-//       CHECK:     arith.mulf {{.*}} : vector<8x32x1xf32>
+//       CHECK:     vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 //       CHECK:     arith.addi %[[K]], %c2
-//       CHECK:     arith.mulf {{.*}} : vector<8x32x1xf32>
+//       CHECK:     vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 //       CHECK:     arith.addi %[[K]], %c3
-//       CHECK:     arith.mulf {{.*}} : vector<8x32x1xf32>
-//   CHECK-NOT:     arith.mulf
+//       CHECK:     vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+//   CHECK-NOT:     vector.contract
 //       CHECK:     scf.yield
 func.func @mm(%a: tensor<8x64xf32>, %b: tensor<64x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
   %0 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<8x64xf32>, tensor<64x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>

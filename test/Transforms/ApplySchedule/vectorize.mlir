@@ -1,4 +1,5 @@
-// Vectorize turns the innermost tile into vector ops; partial tiles are
+// Vectorize turns the innermost tile into vector ops (a matmul tile into a
+// vector.contract, which lowers to FMAs); partial tiles are
 // padded to full static tiles first.
 // RUN: tcl-opt %s -split-input-file --tcl-apply-schedule | FileCheck %s
 
@@ -6,9 +7,9 @@
 //       CHECK:   scf.for {{.*}} step %c8
 //       CHECK:     scf.for {{.*}} step %c32
 //       CHECK:       scf.for {{.*}} step %c1
-//       CHECK:         vector.transfer_read {{.*}} : tensor<8x1xf32>, vector<8x32x1xf32>
-//       CHECK:         vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<8x32x1xf32>
-//       CHECK:         arith.mulf {{.*}} : vector<8x32x1xf32>
+//       CHECK:         vector.transfer_read {{.*}} : tensor<8x1xf32>, vector<8x1xf32>
+//       CHECK:         vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<1x32xf32>
+//       CHECK:         vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 //       CHECK:         vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<8x32xf32>
 //   CHECK-NOT:     linalg.matmul
 func.func @mm(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
@@ -29,7 +30,7 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
 //       CHECK:     } : tensor<?x1xf32> to tensor<8x1xf32>
 //       CHECK:     tensor.pad
 //       CHECK:     } : tensor<?x32xf32> to tensor<8x32xf32>
-//       CHECK:     arith.mulf {{.*}} : vector<8x32x1xf32>
+//       CHECK:     vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 //       CHECK:     vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<8x32xf32>
 //       CHECK:     tensor.extract_slice {{.*}} : tensor<8x32xf32> to tensor<?x32xf32>
 func.func @partial(%a: tensor<100x64xf32>, %b: tensor<64x32xf32>, %c: tensor<100x32xf32>) -> tensor<100x32xf32> {

@@ -1,0 +1,60 @@
+//===- DefaultSchedule.h - Untuned schedules per op class -------*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The schedule tcl uses for a task it has not tuned: a small, documented
+// heuristic per operator class and platform (all target heuristics live in
+// DefaultSchedule.cpp). Sizes come from the platform's vector width W (in
+// f32 lanes):
+//
+//   matmul / batch matmul: [threads > 1] a parallel level splitting the
+//     larger parallel dimension across threads; a cache tile of about
+//     64 x 16W x 128 (M x N x K); a register tile 8 x 2W x 1; vectorize;
+//     accumulators hoisted out of the k loop; k unrolled by 4.
+//   2-D convolution (NHWC/NCHW), depthwise convolution, pooling: [threads >
+//     1] a parallel level over output rows; a tile with one output row and
+//     one kernel row, 8 output columns and 2W channels (1 input channel per
+//     step for convolutions); decompose to 1-D; vectorize; hoist.
+//   generic (elementwise, reductions, softmax parts): [threads > 1] a
+//     parallel level over the outermost parallel dimension; the innermost
+//     dimension tiled to 4W (parallel) or kept whole up to 4096 (reduction),
+//     the others to 1; vectorize when all extents are static.
+//
+// Tile sizes are divisors of the extent where a good one exists, so tiles
+// are full; otherwise partial tiles are padded.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_TUNING_DEFAULTSCHEDULE_H
+#define TCL_TUNING_DEFAULTSCHEDULE_H
+
+#include "tcl/Dialect/Tcl/IR/TclOps.h"
+#include "tcl/Target/Platform.h"
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::linalg {
+class LinalgOp;
+} // namespace mlir::linalg
+
+namespace mlir::tcl {
+
+/// Builds at `builder`'s insertion point the default schedule for `anchor`,
+/// the anchor of task `task` (with `hasEpilogue` if ops are tagged as its
+/// epilogue). Always returns a schedule that verifies; on an anchor it has no
+/// heuristic for, an empty one (plain loops).
+ScheduleOp buildDefaultSchedule(OpBuilder &builder, linalg::LinalgOp anchor,
+                                StringRef task, const Platform &platform,
+                                unsigned numThreads, bool hasEpilogue);
+
+#define GEN_PASS_DECL
+#include "tcl/Tuning/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tcl/Tuning/Passes.h.inc"
+
+} // namespace mlir::tcl
+
+#endif // TCL_TUNING_DEFAULTSCHEDULE_H

@@ -1,0 +1,343 @@
+//===- DefaultSchedule.cpp - Untuned schedules per op class ---------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// All of tcl's target heuristics for untuned code. See DefaultSchedule.h for
+// the rules; the numbers below are the ones that text describes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/DefaultSchedule.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::tcl {
+#define GEN_PASS_DEF_DEFAULTSCHEDULES
+#include "tcl/Tuning/Passes.h.inc"
+} // namespace mlir::tcl
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+namespace {
+/// Register tile rows of a matmul: 8 rows x 2 vectors keeps 16 accumulators
+/// in registers (of 32 with AVX-512, of 16 with AVX2 which then spills a
+/// little but still beats narrower tiles).
+constexpr int64_t kMatmulRegisterRows = 8;
+constexpr int64_t kMatmulCacheRows = 64;
+constexpr int64_t kMatmulCacheDepth = 128;
+constexpr int64_t kMatmulUnroll = 4;
+constexpr int64_t kConvOutputColumns = 8;
+constexpr int64_t kMaxWholeReduction = 4096;
+
+/// A tile size for a dimension of `extent`: `extent` itself if it is at most
+/// `preferred`, else the largest multiple of `multiple` that divides it and
+/// is at least half of `preferred`, else `preferred` (partial tiles are
+/// padded).
+int64_t pickTile(int64_t extent, int64_t preferred, int64_t multiple = 1) {
+  if (ShapedType::isDynamic(extent))
+    return preferred;
+  if (extent <= preferred)
+    return extent;
+  for (int64_t size = preferred - preferred % multiple; size * 2 >= preferred;
+       size -= multiple)
+    if (size > 0 && extent % size == 0)
+      return size;
+  return preferred;
+}
+
+/// Builds the primitives of one schedule, tracking the current extents.
+class ScheduleWriter {
+public:
+  ScheduleWriter(OpBuilder &builder, ScheduleOp schedule)
+      : b(builder), loc(schedule.getLoc()),
+        extents(schedule.getExtents().begin(), schedule.getExtents().end()) {
+    b.setInsertionPointToEnd(&schedule.getBody().front());
+  }
+
+  int64_t extent(unsigned dim) const { return extents[dim]; }
+
+  /// Tiles with `sizes`; a size equal to the current extent means untiled.
+  /// Returns false (and adds nothing) if nothing would be tiled.
+  bool tile(SmallVector<int64_t> sizes) {
+    bool any = false;
+    for (auto [dim, size] : llvm::enumerate(sizes)) {
+      if (size == extents[dim])
+        size = 0;
+      if (size != 0) {
+        any = true;
+        extents[dim] = size;
+      }
+    }
+    if (any) {
+      b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
+      ++levels;
+    }
+    return any;
+  }
+  void parallelize() { b.create<ParallelizeOp>(loc); }
+  void fuseEpilogue() { b.create<FuseEpilogueOp>(loc); }
+  void decompose() { b.create<DecomposeOp>(loc); }
+  void vectorize() { b.create<VectorizeOp>(loc); }
+  void hoistAccumulators() { b.create<HoistAccumulatorsOp>(loc); }
+  void unroll(int64_t dim, int64_t factor) {
+    b.create<UnrollOp>(loc, b.getI64IntegerAttr(levels - 1),
+                       b.getI64IntegerAttr(dim), b.getI64IntegerAttr(factor));
+  }
+  unsigned getNumLevels() const { return levels; }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  SmallVector<int64_t> extents;
+  unsigned levels = 0;
+};
+
+/// Splits `extent` into about `parts` chunks, each a multiple of `multiple`.
+int64_t chunk(int64_t extent, int64_t parts, int64_t multiple) {
+  int64_t size = llvm::divideCeil(extent, parts);
+  return std::min<int64_t>(extent, llvm::alignTo(size, multiple));
+}
+
+/// Matmul and batch matmul: `batch` is 1 for batch_matmul (dims b, m, n, k).
+void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
+                 unsigned threads, bool hasEpilogue) {
+  unsigned m = batch, n = batch + 1, k = batch + 2;
+  auto sizes = [&](int64_t sm, int64_t sn, int64_t sk) {
+    SmallVector<int64_t> result(batch, 1);
+    result.append({sm, sn, sk});
+    return result;
+  };
+  int64_t mr = std::min(kMatmulRegisterRows, w.extent(m));
+  int64_t nr = std::min(2 * lanes, w.extent(n));
+  // Outer level: threads and/or the epilogue (only parallel dims).
+  if (threads > 1 || hasEpilogue) {
+    SmallVector<int64_t> outer;
+    if (threads > 1 && batch && w.extent(0) >= threads) {
+      outer = sizes(w.extent(m), w.extent(n), 0);
+      outer[0] = chunk(w.extent(0), threads, 1);
+    } else if (threads > 1 && w.extent(m) >= w.extent(n)) {
+      outer = sizes(chunk(w.extent(m), threads, mr), w.extent(n), 0);
+    } else if (threads > 1) {
+      outer = sizes(w.extent(m), chunk(w.extent(n), threads, nr), 0);
+    } else {
+      outer = sizes(pickTile(w.extent(m), kMatmulCacheRows, mr),
+                    pickTile(w.extent(n), 16 * lanes, nr), 0);
+    }
+    if (batch)
+      outer[0] = outer[0] ? outer[0] : 1;
+    if (w.tile(outer)) {
+      if (threads > 1)
+        w.parallelize();
+      if (hasEpilogue)
+        w.fuseEpilogue();
+    }
+  }
+  // Cache level.
+  w.tile(sizes(pickTile(w.extent(m), kMatmulCacheRows, mr),
+               pickTile(w.extent(n), 16 * lanes, nr),
+               pickTile(w.extent(k), kMatmulCacheDepth)));
+  // Register level: the k loop (trip count = the cache tile's depth) carries
+  // the accumulators in registers and is unrolled.
+  int64_t kTrips = w.extent(k);
+  w.tile(sizes(std::min(mr, w.extent(m)), std::min(nr, w.extent(n)), 1));
+  w.vectorize();
+  if (kTrips > 1) {
+    w.hoistAccumulators();
+    w.unroll(k, std::min(kMatmulUnroll, kTrips));
+  }
+}
+
+/// 2-D window ops with (output row, kernel row) dims, an output column dim,
+/// a channel dim to vectorize and the dims that stay at 1.
+void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
+                   unsigned threads, bool hasEpilogue) {
+  unsigned numDims = info.loopKinds.size();
+  unsigned rowDim = info.heightDims->output;
+  unsigned kernelRowDim = info.heightDims->window;
+  unsigned columnDim = info.widthDims->output;
+  // The vectorized channel dim: F for convolutions (NHWC: 3, NCHW: 1), C for
+  // depthwise/pooling (NHWC: 3, NCHW: 1).
+  bool channelsLast = columnDim == 2;
+  unsigned channelDim = channelsLast ? 3 : 1;
+
+  if (threads > 1 || hasEpilogue) {
+    SmallVector<int64_t> outer(numDims, 0);
+    if (threads > 1 && w.extent(rowDim) >= threads)
+      outer[rowDim] = chunk(w.extent(rowDim), threads, 1);
+    else if (threads > 1)
+      outer[channelDim] = chunk(w.extent(channelDim), threads, lanes);
+    else
+      outer[rowDim] = pickTile(w.extent(rowDim), 8);
+    if (w.tile(outer)) {
+      if (threads > 1)
+        w.parallelize();
+      if (hasEpilogue)
+        w.fuseEpilogue();
+    }
+  }
+  SmallVector<int64_t> inner(numDims, 0);
+  inner[0] = 1; // batch
+  inner[rowDim] = 1;
+  inner[kernelRowDim] = 1;
+  inner[columnDim] = pickTile(w.extent(columnDim), kConvOutputColumns);
+  inner[channelDim] = pickTile(w.extent(channelDim), 2 * lanes, lanes);
+  // Convolutions also step through input channels (the last reduction dim
+  // for NHWC, dim 4 for NCHW) and kernel columns one at a time.
+  bool isConv = info.anchorClass == AnchorClass::Conv2D;
+  if (isConv) {
+    unsigned inputChannelDim = channelsLast ? 6 : 4;
+    inner[inputChannelDim] = 1;
+    inner[info.widthDims->window] = 1;
+  }
+  // All tiles must be full for the decomposed op to vectorize.
+  for (auto [dim, size] : llvm::enumerate(inner))
+    if (size != 0 && w.extent(dim) % size != 0)
+      size = 1;
+  w.tile(inner);
+  w.decompose();
+  w.vectorize();
+  if (isConv)
+    w.hoistAccumulators();
+}
+
+void writeGeneric(ScheduleWriter &w, ArrayRef<utils::IteratorType> kinds,
+                  int64_t lanes, unsigned threads) {
+  unsigned numDims = kinds.size();
+  bool isStatic = true;
+  for (unsigned dim = 0; dim < numDims; ++dim)
+    isStatic &= !ShapedType::isDynamic(w.extent(dim));
+  if (threads > 1) {
+    for (unsigned dim = 0; dim < numDims; ++dim) {
+      if (kinds[dim] != utils::IteratorType::parallel ||
+          ShapedType::isDynamic(w.extent(dim)) || w.extent(dim) < threads)
+        continue;
+      SmallVector<int64_t> outer(numDims, 0);
+      outer[dim] = chunk(w.extent(dim), threads, 1);
+      if (w.tile(outer))
+        w.parallelize();
+      break;
+    }
+  }
+  if (!isStatic)
+    return;
+  SmallVector<int64_t> inner(numDims, 1);
+  unsigned last = numDims - 1;
+  if (kinds[last] == utils::IteratorType::parallel)
+    inner[last] = pickTile(w.extent(last), 4 * lanes, lanes);
+  else if (w.extent(last) <= kMaxWholeReduction)
+    inner[last] = w.extent(last);
+  else
+    inner[last] = pickTile(w.extent(last), 1024, lanes);
+  w.tile(inner);
+  w.vectorize();
+}
+} // namespace
+
+ScheduleOp mlir::tcl::buildDefaultSchedule(OpBuilder &builder,
+                                           linalg::LinalgOp anchor,
+                                           StringRef task,
+                                           const Platform &platform,
+                                           unsigned numThreads,
+                                           bool hasEpilogue) {
+  std::string kinds;
+  for (utils::IteratorType kind : anchor.getIteratorTypesArray())
+    kinds.push_back(kind == utils::IteratorType::reduction ? 'r' : 'p');
+  StringRef opName = anchor->getName().getStringRef();
+  auto schedule = builder.create<ScheduleOp>(
+      anchor->getLoc(), task, opName, platform.name,
+      anchor.getStaticLoopRanges(), kinds);
+  const AnchorInfo *info = lookupAnchor(opName);
+  if (!info)
+    return schedule;
+  int64_t lanes = std::max<int64_t>(1, platform.vectorBits / 32);
+  unsigned threads = std::max(1u, numThreads);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    ScheduleWriter writer(builder, schedule);
+    switch (info->anchorClass) {
+    case AnchorClass::Matmul:
+      writeMatmul(writer, 0, lanes, threads, hasEpilogue);
+      break;
+    case AnchorClass::BatchMatmul:
+      writeMatmul(writer, 1, lanes, threads, hasEpilogue);
+      break;
+    case AnchorClass::Conv2D:
+    case AnchorClass::DepthwiseConv2D:
+    case AnchorClass::Pool2D:
+      writeWindowOp(writer, *info, lanes, threads, hasEpilogue);
+      break;
+    case AnchorClass::Generic:
+      writeGeneric(writer, anchor.getIteratorTypesArray(), lanes, threads);
+      break;
+    case AnchorClass::Conv1D:
+      break;
+    }
+  }
+  // A heuristic that produced an invalid schedule for some shape must not
+  // break compilation: fall back to plain loops.
+  ScopedDiagnosticHandler silence(builder.getContext(),
+                                  [](Diagnostic &) { return success(); });
+  if (failed(schedule.replay()))
+    schedule.getBody().front().clear();
+  return schedule;
+}
+
+namespace {
+struct DefaultSchedulesPass
+    : public mlir::tcl::impl::DefaultSchedulesBase<DefaultSchedulesPass> {
+  using DefaultSchedulesBase::DefaultSchedulesBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    const Platform *platform = lookupPlatform(target);
+    if (!platform) {
+      module.emitError("tcl-default-schedules: unknown platform '")
+          << target << "'";
+      return signalPassFailure();
+    }
+    llvm::StringSet<> scheduled;
+    module.walk([&](ScheduleOp schedule) {
+      scheduled.insert(schedule.getTask());
+    });
+    // Name untagged anchors and collect one anchor per unscheduled task.
+    unsigned next = 0;
+    llvm::StringSet<> epilogueTasks;
+    SmallVector<std::pair<linalg::LinalgOp, std::string>> anchors;
+    llvm::StringSet<> seen;
+    module.walk([&](linalg::LinalgOp op) {
+      if (op->getParentOfType<ScheduleOp>())
+        return;
+      if (auto tag = op->getAttrOfType<StringAttr>(kEpilogueAttrName)) {
+        epilogueTasks.insert(tag.getValue());
+        return;
+      }
+      auto task = op->getAttrOfType<StringAttr>(kTaskAttrName);
+      if (!task) {
+        if (!lookupAnchor(op->getName().getStringRef()) ||
+            !op.hasPureTensorSemantics())
+          return;
+        std::string name;
+        do
+          name = "default_" + std::to_string(next++);
+        while (scheduled.contains(name) || seen.contains(name));
+        task = StringAttr::get(&getContext(), name);
+        op->setAttr(kTaskAttrName, task);
+      }
+      if (scheduled.contains(task.getValue()) ||
+          !seen.insert(task.getValue()).second)
+        return;
+      anchors.push_back({op, task.getValue().str()});
+    });
+    OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+    for (auto &[anchor, task] : anchors)
+      buildDefaultSchedule(builder, anchor, task, *platform, numThreads,
+                           epilogueTasks.contains(task));
+  }
+};
+} // namespace

@@ -1,0 +1,36 @@
+// tcl-lower-to-llvm takes scheduled linalg on tensors to the LLVM dialect:
+// register tiles become FMAs on whole vectors, parallel tile levels OpenMP
+// regions, and every function gets the platform's target attributes and a
+// C interface wrapper whose last argument is the result buffer.
+// RUN: tcl-opt %s --tcl-lower-to-llvm | FileCheck %s
+// RUN: tcl-opt %s "--tcl-lower-to-llvm=num-threads=2" | FileCheck %s --check-prefix=THREADS
+// RUN: tcl-opt %s "--tcl-lower-to-llvm=target=x86-avx2" | FileCheck %s --check-prefix=AVX2
+// RUN: not tcl-opt %s "--tcl-lower-to-llvm=target=nvptx-sm90" 2>&1 | FileCheck %s --check-prefix=GPU
+
+// CHECK-LABEL: llvm.func @mm(
+//       CHECK:   llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+//   CHECK-NOT:   {{linalg|vector|scf|memref|tensor|bufferization|affine}}.
+//       CHECK: llvm.func @_mlir_ciface_mm(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+//  CHECK-SAME:   passthrough = {{\[\["prefer-vector-width", "512"\], \["min-legal-vector-width", "512"\]\]}}
+//  CHECK-SAME:   target_cpu = "x86-64-v4"
+
+// THREADS: omp.parallel num_threads(
+// THREADS:   omp.wsloop
+
+// AVX2: passthrough = {{\[\["prefer-vector-width", "256"\], \["min-legal-vector-width", "256"\]\]}}
+// AVX2-SAME: target_cpu = "x86-64-v3"
+
+// GPU: error: tcl-set-target-attributes: 'nvptx-sm90' is not a CPU platform
+
+func.func @mm(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>, %c: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %0 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) outs(%c : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %0 : tensor<128x128xf32>
+}
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
+    loops [128 parallel, 128 parallel, 64 reduction] {
+  tcl.sched.tile [64, 128, 0]
+  tcl.sched.parallelize
+  tcl.sched.tile [8, 32, 1]
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+}

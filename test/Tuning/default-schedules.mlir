@@ -1,0 +1,67 @@
+// tcl-default-schedules gives every schedulable op without a schedule the
+// default schedule of its op class; scheduled tasks are left alone.
+// RUN: tcl-opt %s --tcl-default-schedules | FileCheck %s
+// RUN: tcl-opt %s "--tcl-default-schedules=num-threads=2" | FileCheck %s --check-prefix=THREADS
+// RUN: tcl-opt %s "--tcl-default-schedules=target=x86-sse42" | FileCheck %s --check-prefix=SSE
+// RUN: not tcl-opt %s "--tcl-default-schedules=target=x86-avx1024" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+
+// CHECK: linalg.matmul {tcl.task = "default_0"}
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}tcl.task = "default_1"
+// CHECK: linalg.matmul {tcl.task = "mine"}
+// CHECK: linalg.generic {{.*}}tcl.task = "default_2"
+// CHECK-NOT: linalg.fill {{.*}}tcl.task
+
+// CHECK-LABEL: tcl.sched.schedule task "mine"
+//  CHECK-NEXT:   tcl.sched.tile [4, 4, 0]
+//  CHECK-NEXT: }
+
+// CHECK-LABEL: tcl.sched.schedule task "default_0" anchor "linalg.matmul" target "x86-avx512" loops [512 parallel, 512 parallel, 512 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [64, 256, 128]
+//  CHECK-NEXT:   tcl.sched.tile [8, 32, 1]
+//  CHECK-NEXT:   tcl.sched.vectorize
+//  CHECK-NEXT:   tcl.sched.hoist_accumulators
+//  CHECK-NEXT:   tcl.sched.unroll level 1 dim 2 by 4
+// CHECK-LABEL: tcl.sched.schedule task "default_1" anchor "linalg.conv_2d_nhwc_hwcf"
+//  CHECK-NEXT:   tcl.sched.tile [0, 1, 8, 32, 1, 1, 1]
+//  CHECK-NEXT:   tcl.sched.decompose
+//  CHECK-NEXT:   tcl.sched.vectorize
+//  CHECK-NEXT:   tcl.sched.hoist_accumulators
+// CHECK-LABEL: tcl.sched.schedule task "default_2" anchor "linalg.generic" target "x86-avx512" loops [128 parallel, 768 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [1, 0]
+//  CHECK-NEXT:   tcl.sched.vectorize
+
+// THREADS-LABEL: tcl.sched.schedule task "default_0"
+//  THREADS-NEXT:   tcl.sched.tile [256, 0, 0]
+//  THREADS-NEXT:   tcl.sched.parallelize
+// THREADS-LABEL: tcl.sched.schedule task "default_1"
+//  THREADS-NEXT:   tcl.sched.tile [0, 28, 0, 0, 0, 0, 0]
+//  THREADS-NEXT:   tcl.sched.parallelize
+
+// SSE-LABEL: tcl.sched.schedule task "default_0" anchor "linalg.matmul" target "x86-sse42"
+//  SSE-NEXT:   tcl.sched.tile [64, 64, 128]
+//  SSE-NEXT:   tcl.sched.tile [8, 8, 1]
+
+// UNKNOWN: tcl-default-schedules: unknown platform 'x86-avx1024'
+
+func.func @f(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>, %c: tensor<512x512xf32>,
+             %in: tensor<1x58x58x64xf32>, %w: tensor<3x3x64x64xf32>, %out: tensor<1x56x56x64xf32>,
+             %x: tensor<128x768xf32>, %y: tensor<128xf32>, %s: tensor<8x8xf32>)
+    -> (tensor<512x512xf32>, tensor<1x56x56x64xf32>, tensor<128xf32>, tensor<8x8xf32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<512x512xf32>, tensor<512x512xf32>) outs(%c : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %1 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%out : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  %2 = linalg.matmul {tcl.task = "mine"} ins(%s, %s : tensor<8x8xf32>, tensor<8x8xf32>) outs(%s : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %3 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+    ins(%x : tensor<128x768xf32>) outs(%y : tensor<128xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %sum = arith.addf %v, %acc : f32
+    linalg.yield %sum : f32
+  } -> tensor<128xf32>
+  %zero = arith.constant 0.0 : f32
+  %4 = linalg.fill ins(%zero : f32) outs(%2 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0, %1, %3, %4 : tensor<512x512xf32>, tensor<1x56x56x64xf32>, tensor<128xf32>, tensor<8x8xf32>
+}
+tcl.sched.schedule task "mine" anchor "linalg.matmul" target "x86-avx512"
+    loops [8 parallel, 8 parallel, 8 reduction] {
+  tcl.sched.tile [4, 4, 0]
+}

@@ -1,0 +1,173 @@
+//===- DefaultScheduleTest.cpp - Every op class, every platform -----------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each op class gets a non-empty default schedule on every CPU platform, and
+// the code it produces computes what plain loops compute.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Registration/Registration.h"
+#include "tcl/Runtime/Kernel.h"
+#include "tcl/Tuning/DefaultSchedule.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+namespace {
+
+struct OpCase {
+  const char *name;
+  const char *source; // func.func @f
+};
+
+const OpCase kCases[] = {
+    {"matmul", R"mlir(
+func.func @f(%a: tensor<96x72xf32>, %b: tensor<72x80xf32>, %c: tensor<96x80xf32>) -> tensor<96x80xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<96x72xf32>, tensor<72x80xf32>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>
+  return %0 : tensor<96x80xf32>
+})mlir"},
+    {"batch_matmul", R"mlir(
+func.func @f(%a: tensor<3x32x24xf32>, %b: tensor<3x24x48xf32>, %c: tensor<3x32x48xf32>) -> tensor<3x32x48xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<3x32x24xf32>, tensor<3x24x48xf32>) outs(%c : tensor<3x32x48xf32>) -> tensor<3x32x48xf32>
+  return %0 : tensor<3x32x48xf32>
+})mlir"},
+    {"conv_nhwc", R"mlir(
+func.func @f(%in: tensor<1x18x18x8xf32>, %w: tensor<3x3x8x32xf32>, %out: tensor<1x16x16x32xf32>) -> tensor<1x16x16x32xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x18x18x8xf32>, tensor<3x3x8x32xf32>) outs(%out : tensor<1x16x16x32xf32>) -> tensor<1x16x16x32xf32>
+  return %0 : tensor<1x16x16x32xf32>
+})mlir"},
+    {"conv_nhwc_stride2", R"mlir(
+func.func @f(%in: tensor<1x17x17x8xf32>, %w: tensor<3x3x8x16xf32>, %out: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x17x17x8xf32>, tensor<3x3x8x16xf32>) outs(%out : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  return %0 : tensor<1x8x8x16xf32>
+})mlir"},
+    {"conv_nchw", R"mlir(
+func.func @f(%in: tensor<1x8x10x10xf32>, %w: tensor<16x8x3x3xf32>, %out: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%out : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  return %0 : tensor<1x16x8x8xf32>
+})mlir"},
+    {"depthwise_nhwc", R"mlir(
+func.func @f(%in: tensor<1x17x17x32xf32>, %w: tensor<3x3x32xf32>, %out: tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32> {
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%in, %w : tensor<1x17x17x32xf32>, tensor<3x3x32xf32>) outs(%out : tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32>
+  return %0 : tensor<1x8x8x32xf32>
+})mlir"},
+    {"maxpool_nhwc", R"mlir(
+func.func @f(%in: tensor<1x16x16x32xf32>, %win: tensor<2x2xf32>, %out: tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32> {
+  %0 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%in, %win : tensor<1x16x16x32xf32>, tensor<2x2xf32>) outs(%out : tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32>
+  return %0 : tensor<1x8x8x32xf32>
+})mlir"},
+    {"sumpool_nchw", R"mlir(
+func.func @f(%in: tensor<1x8x16x16xf32>, %win: tensor<3x3xf32>, %out: tensor<1x8x14x14xf32>) -> tensor<1x8x14x14xf32> {
+  %0 = linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%in, %win : tensor<1x8x16x16xf32>, tensor<3x3xf32>) outs(%out : tensor<1x8x14x14xf32>) -> tensor<1x8x14x14xf32>
+  return %0 : tensor<1x8x14x14xf32>
+})mlir"},
+    {"elementwise", R"mlir(
+func.func @f(%x: tensor<20x100xf32>, %y: tensor<100xf32>, %o: tensor<20x100xf32>) -> tensor<20x100xf32> {
+  %zero = arith.constant 0.0 : f32
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+    ins(%x, %y : tensor<20x100xf32>, tensor<100xf32>) outs(%o : tensor<20x100xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %s = arith.addf %a, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<20x100xf32>
+  return %0 : tensor<20x100xf32>
+})mlir"},
+    {"softmax_denominator", R"mlir(
+func.func @f(%x: tensor<12x200xf32>, %o: tensor<12xf32>) -> tensor<12xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+    ins(%x : tensor<12x200xf32>) outs(%o : tensor<12xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %e = math.exp %a : f32
+    %s = arith.addf %e, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<12xf32>
+  return %0 : tensor<12xf32>
+})mlir"},
+};
+
+using Param = std::tuple<OpCase, const char *, unsigned>;
+
+class DefaultScheduleTest : public ::testing::TestWithParam<Param> {};
+
+TEST_P(DefaultScheduleTest, NonEmptyAndMatchesPlainLoops) {
+  auto [opCase, target, threads] = GetParam();
+
+  // The default schedule is a real one.
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(opCase.source, &context);
+  ASSERT_TRUE(module);
+  linalg::LinalgOp anchor;
+  module->walk([&](linalg::LinalgOp op) { anchor = op; });
+  OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+  ScheduleOp schedule = buildDefaultSchedule(
+      builder, anchor, "t", *lookupPlatform(target), threads, false);
+  EXPECT_FALSE(schedule.getBody().front().empty()) << opCase.name;
+  EXPECT_TRUE(succeeded(schedule.replay()));
+
+  // And it computes what plain loops compute.
+  auto scheduled =
+      Kernel::jit(opCase.source, "f", LoweringOptions{target, threads, true});
+  ASSERT_TRUE(bool(scheduled)) << llvm::toString(scheduled.takeError());
+  auto naive =
+      Kernel::jit(opCase.source, "f", LoweringOptions{target, 1, false});
+  ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<Buffer> inputs;
+  for (const auto &shape : scheduled->getSignature().inputs) {
+    Buffer buffer = Buffer::zeros(shape);
+    for (float &value : buffer.data)
+      value = uniform(rng);
+    inputs.push_back(std::move(buffer));
+  }
+  std::vector<Buffer> fast = scheduled->getSignature().makeOutputs();
+  std::vector<Buffer> slow = naive->getSignature().makeOutputs();
+  ASSERT_FALSE(bool(scheduled->run(inputs, fast)));
+  ASSERT_FALSE(bool(naive->run(inputs, slow)));
+  float maxError = 0;
+  for (size_t i = 0; i < fast[0].data.size(); ++i)
+    maxError = std::max(maxError, std::fabs(fast[0].data[i] - slow[0].data[i]));
+  EXPECT_LT(maxError, 1e-3f) << opCase.name << " on " << target;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllClasses, DefaultScheduleTest,
+    ::testing::Combine(::testing::ValuesIn(kCases),
+                       ::testing::Values("x86-avx512", "x86-avx2",
+                                         "x86-sse42"),
+                       ::testing::Values(1u, 2u)),
+    [](const ::testing::TestParamInfo<Param> &info) {
+      std::string name = std::string(std::get<0>(info.param).name) + "_" +
+                         std::get<1>(info.param) + "_" +
+                         std::to_string(std::get<2>(info.param)) + "t";
+      for (char &c : name)
+        if (!isalnum(static_cast<unsigned char>(c)))
+          c = '_';
+      return name;
+    });
+
+} // namespace
