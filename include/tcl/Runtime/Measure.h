@@ -1,0 +1,124 @@
+//===- Measure.h - Isolated measurement of candidate kernels ----*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The tuner measures candidates through a Measurer. Each candidate (a module
+// with its schedules, plus the workload it must compute) is compiled, run
+// and checked in a worker process, `tcl-measure-worker`, so a candidate that
+// crashes, hangs or fails to compile cannot take the tuner down: it is
+// recorded with its error kind, its worker is replaced and the batch goes
+// on. A candidate whose output differs from the workload's reference output
+// (computed once per workload with plain loops) is an error, never a
+// timing.
+//
+// Protocol (one request, one reply, over a socket pair on the worker's
+// stdin/stdout):
+//   request: "MEASURE <entry> <target> <threads> <warmup> <repeats> <flush>
+//             <tolerance> <workload bytes> <candidate bytes>\n" + both texts
+//   progress: "PHASE compile|reference|run\n" (the reply's phase so far)
+//   reply:   "RESULT <status> <min> <median> <max> <repeats> <max error>
+//             <message bytes>\n" + message
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_RUNTIME_MEASURE_H
+#define TCL_RUNTIME_MEASURE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace mlir::tcl {
+
+struct MeasureOptions {
+  unsigned warmup = 2;
+  unsigned repeats = 10;
+  /// Overwrite a buffer larger than the last-level cache before each timed
+  /// run, so every run starts from cold caches.
+  bool flushCache = false;
+  /// Wall-clock limit of one candidate (compile, reference, run).
+  double timeoutSeconds = 60;
+  /// Allowed |candidate - reference| <= tolerance * (1 + |reference|).
+  float tolerance = 1e-3f;
+};
+
+struct MeasureInput {
+  /// The workload: a module whose function `entry` defines the result (its
+  /// schedules, if any, are ignored for the reference).
+  std::string workload;
+  /// The candidate: the same function with the schedules to measure.
+  std::string candidate;
+  std::string entry;
+  std::string target = "x86-avx512";
+  unsigned numThreads = 1;
+};
+
+enum class MeasureStatus {
+  Ok,
+  CompileError,
+  WrongResult,
+  RuntimeCrash,
+  Timeout,
+  WorkerError,
+};
+llvm::StringRef toString(MeasureStatus status);
+
+struct MeasureResult {
+  MeasureStatus status = MeasureStatus::WorkerError;
+  std::string message;
+  double minSeconds = 0, medianSeconds = 0, maxSeconds = 0;
+  unsigned repeats = 0;
+  double maxError = 0;
+};
+
+/// Timing statistics of repeated runs.
+struct TimingStats {
+  double minSeconds = 0, medianSeconds = 0, maxSeconds = 0;
+  unsigned repeats = 0;
+};
+
+/// Runs `run` `warmup` times untimed, then `repeats` times timed; with
+/// `flushCache`, evicts the caches before each timed run (untimed).
+TimingStats timeRuns(const std::function<void()> &run, unsigned warmup,
+                     unsigned repeats, bool flushCache);
+
+class Measurer {
+public:
+  /// `workerPath` defaults to tcl-measure-worker next to the running
+  /// executable, or $TCL_MEASURE_WORKER.
+  explicit Measurer(MeasureOptions options = {}, std::string workerPath = "");
+  ~Measurer();
+  Measurer(const Measurer &) = delete;
+  Measurer &operator=(const Measurer &) = delete;
+
+  std::vector<MeasureResult> measure(llvm::ArrayRef<MeasureInput> batch);
+
+  /// Number of worker processes started so far (a crash or timeout costs
+  /// one).
+  unsigned getNumWorkersStarted() const { return workersStarted; }
+
+private:
+  MeasureResult measureOne(const MeasureInput &input);
+  bool ensureWorker(std::string &error);
+  /// Kills the worker (if any) and reaps it; returns how it ended.
+  std::string stopWorker(bool kill);
+
+  MeasureOptions options;
+  std::string workerPath;
+  pid_t worker = -1;
+  int socket = -1;
+  unsigned workersStarted = 0;
+};
+
+/// The worker's main loop: serves requests on `fd` until it is closed.
+int runMeasureWorker(int fd);
+
+} // namespace mlir::tcl
+
+#endif // TCL_RUNTIME_MEASURE_H

@@ -1,0 +1,154 @@
+//===- MeasureTest.cpp - Faulty candidates are isolated and classified ----===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Runtime/Measure.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir::tcl;
+
+namespace {
+
+constexpr const char *kWorkload = R"mlir(
+func.func @f(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>, %o: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = linalg.matmul {tcl.task = "mm"} ins(%x, %y : tensor<64x64xf32>, tensor<64x64xf32>) outs(%o : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+)mlir";
+
+std::string withSchedule(const char *schedule) {
+  return std::string(kWorkload) + schedule;
+}
+
+constexpr const char *kGoodSchedule = R"mlir(
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 64 reduction] {
+  tcl.sched.tile [8, 32, 1]
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+}
+)mlir";
+
+// Computes x*y - o instead of o + x*y.
+constexpr const char *kWrong = R"mlir(
+func.func @f(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>, %o: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %0 = linalg.matmul ins(%x, %y : tensor<64x64xf32>, tensor<64x64xf32>) outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %1 = linalg.sub ins(%0, %o : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %1 : tensor<64x64xf32>
+}
+)mlir";
+
+// Aborts when run.
+constexpr const char *kCrash = R"mlir(
+func.func private @abort()
+func.func @f(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>, %o: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  func.call @abort() : () -> ()
+  return %o : tensor<64x64xf32>
+}
+)mlir";
+
+// Never returns: a loop whose condition is always true and whose result is
+// used (an unused side-effect-free loop would be erased as dead code).
+constexpr const char *kHang = R"mlir(
+func.func @f(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>, %o: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %true = arith.constant true
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %r = scf.while (%v = %zero) : (f32) -> f32 {
+    scf.condition(%true) %v : f32
+  } do {
+  ^bb0(%w: f32):
+    %n = arith.addf %w, %one : f32
+    scf.yield %n : f32
+  }
+  %t = tensor.insert %r into %o[%c0, %c0] : tensor<64x64xf32>
+  return %t : tensor<64x64xf32>
+}
+)mlir";
+
+MeasureInput input(std::string candidate) {
+  MeasureInput in;
+  in.workload = kWorkload;
+  in.candidate = std::move(candidate);
+  in.entry = "f";
+  return in;
+}
+
+MeasureOptions fastOptions() {
+  MeasureOptions options;
+  options.warmup = 1;
+  options.repeats = 3;
+  options.timeoutSeconds = 20;
+  return options;
+}
+
+TEST(MeasureTest, GoodCandidateIsTimed) {
+  Measurer measurer(fastOptions());
+  std::vector<MeasureResult> results =
+      measurer.measure({input(withSchedule(kGoodSchedule))});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, MeasureStatus::Ok) << results[0].message;
+  EXPECT_EQ(results[0].repeats, 3u);
+  EXPECT_GT(results[0].minSeconds, 0);
+  EXPECT_LE(results[0].minSeconds, results[0].medianSeconds);
+  EXPECT_LE(results[0].medianSeconds, results[0].maxSeconds);
+  EXPECT_LT(results[0].maxError, 1e-4);
+}
+
+TEST(MeasureTest, FaultyCandidatesAreIsolatedAndClassified) {
+  MeasureOptions options = fastOptions();
+  options.timeoutSeconds = 4;
+  Measurer measurer(options);
+  std::vector<MeasureInput> batch = {
+      input(withSchedule(kGoodSchedule)),
+      input(kWrong),
+      input(kCrash),
+      input(withSchedule(kGoodSchedule)), // after a crash: a new worker
+      input(kHang),
+      input("func.func @f(%x: tensor<64x64xf32>"), // does not parse
+      input(withSchedule(R"mlir(
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 64 reduction] {
+  tcl.sched.tile [128, 32, 1]
+})mlir")), // fails verification
+      input(withSchedule(kGoodSchedule)), // after a timeout: a new worker
+  };
+  std::vector<MeasureResult> results = measurer.measure(batch);
+  ASSERT_EQ(results.size(), batch.size());
+  auto expectStatus = [&](size_t index, MeasureStatus status,
+                          const char *fragment) {
+    EXPECT_EQ(results[index].status, status)
+        << index << ": " << toString(results[index].status).str() << ": "
+        << results[index].message;
+    EXPECT_NE(results[index].message.find(fragment), std::string::npos)
+        << index << ": " << results[index].message;
+  };
+  expectStatus(0, MeasureStatus::Ok, "");
+  expectStatus(1, MeasureStatus::WrongResult, "differs from the reference");
+  expectStatus(2, MeasureStatus::RuntimeCrash, "Aborted");
+  expectStatus(3, MeasureStatus::Ok, "");
+  expectStatus(4, MeasureStatus::Timeout, "phase: run");
+  expectStatus(5, MeasureStatus::CompileError, "cannot parse");
+  expectStatus(6, MeasureStatus::CompileError, "exceeds its extent 64");
+  expectStatus(7, MeasureStatus::Ok, "");
+  // The first worker crashed and the second hung: three were started.
+  EXPECT_EQ(measurer.getNumWorkersStarted(), 3u);
+}
+
+TEST(MeasureTest, MissingWorkerIsAnError) {
+  Measurer measurer(fastOptions(), "/nonexistent/tcl-measure-worker");
+  std::vector<MeasureResult> results =
+      measurer.measure({input(withSchedule(kGoodSchedule))});
+  EXPECT_EQ(results[0].status, MeasureStatus::WorkerError);
+  EXPECT_NE(results[0].message.find("no measurement worker"),
+            std::string::npos);
+}
+
+} // namespace
