@@ -32,6 +32,8 @@ constexpr int64_t kMatmulRegisterRows = 8;
 constexpr int64_t kMatmulCacheRows = 64;
 constexpr int64_t kMatmulCacheDepth = 128;
 constexpr int64_t kMatmulUnroll = 4;
+/// B matrices larger than this (about an L2 cache) are packed per panel.
+constexpr double kMatmulPackBytes = 2 << 20;
 constexpr int64_t kConvOutputColumns = 8;
 constexpr int64_t kMaxWholeReduction = 4096;
 
@@ -81,6 +83,13 @@ public:
     return any;
   }
   void parallelize() { b.create<ParallelizeOp>(loc); }
+  void interchange(ArrayRef<int64_t> permutation) {
+    b.create<InterchangeOp>(loc, b.getDenseI64ArrayAttr(permutation));
+  }
+  void pad(ArrayRef<int64_t> operands, int64_t hoist) {
+    b.create<tcl::PadOp>(loc, b.getDenseI64ArrayAttr(operands),
+                         b.getI64IntegerAttr(hoist));
+  }
   void fuseEpilogue() { b.create<FuseEpilogueOp>(loc); }
   void decompose() { b.create<DecomposeOp>(loc); }
   void vectorize() { b.create<VectorizeOp>(loc); }
@@ -138,10 +147,18 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
         w.fuseEpilogue();
     }
   }
-  // Cache level.
-  w.tile(sizes(pickTile(w.extent(m), kMatmulCacheRows, mr),
-               pickTile(w.extent(n), 16 * lanes, nr),
-               pickTile(w.extent(k), kMatmulCacheDepth)));
+  // Cache level. When B does not fit in the L2 cache, loop over B panels
+  // (n, then k) and copy each into a contiguous buffer once for all the row
+  // tiles that use it (GotoBLAS order); otherwise keep B in place.
+  bool packB = static_cast<double>(w.extent(n)) * w.extent(k) * 4 >
+               kMatmulPackBytes;
+  bool tiled = w.tile(sizes(pickTile(w.extent(m), kMatmulCacheRows, mr),
+                            pickTile(w.extent(n), 16 * lanes, nr),
+                            pickTile(w.extent(k), kMatmulCacheDepth)));
+  if (tiled && packB && batch == 0) {
+    w.interchange({1, 2, 0});
+    w.pad({1}, /*hoist=*/1);
+  }
   // Register level: the k loop (trip count = the cache tile's depth) carries
   // the accumulators in registers and is unrolled.
   int64_t kTrips = w.extent(k);

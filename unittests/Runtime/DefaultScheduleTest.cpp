@@ -39,6 +39,12 @@ func.func @f(%a: tensor<96x72xf32>, %b: tensor<72x80xf32>, %c: tensor<96x80xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<96x72xf32>, tensor<72x80xf32>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>
   return %0 : tensor<96x80xf32>
 })mlir"},
+    // B is 3 MiB: the default packs its panels.
+    {"matmul_packed", R"mlir(
+func.func @f(%a: tensor<24x768xf32>, %b: tensor<768x1024xf32>, %c: tensor<24x1024xf32>) -> tensor<24x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<24x768xf32>, tensor<768x1024xf32>) outs(%c : tensor<24x1024xf32>) -> tensor<24x1024xf32>
+  return %0 : tensor<24x1024xf32>
+})mlir"},
     {"batch_matmul", R"mlir(
 func.func @f(%a: tensor<3x32x24xf32>, %b: tensor<3x24x48xf32>, %c: tensor<3x32x48xf32>) -> tensor<3x32x48xf32> {
   %0 = linalg.batch_matmul ins(%a, %b : tensor<3x32x24xf32>, tensor<3x24x48xf32>) outs(%c : tensor<3x32x48xf32>) -> tensor<3x32x48xf32>

@@ -1,0 +1,394 @@
+//===- bench_kernels.cpp - tcl kernels vs oneDNN, side by side ------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// For each workload (matmuls incl. BERT-base shapes, ResNet-18 convolutions,
+// MobileNetV2 depthwise convolutions), in one process with one thread count:
+// tcl with its default schedule, tcl with a hand schedule, and oneDNN; the
+// machine's measured FMA peak; GFLOP/s of the median run, % of peak and the
+// ratio to oneDNN. Outputs of tcl and oneDNN are compared as well.
+//
+// Usage: tcl-bench-kernels <threads> [filter]   (bench/run.sh sets
+// OMP_NUM_THREADS for oneDNN to the same count).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Runtime/Kernel.h"
+#include "tcl/Runtime/Measure.h"
+
+#include "oneapi/dnnl/dnnl.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace mlir::tcl;
+
+namespace {
+
+constexpr unsigned kWarmup = 2;
+constexpr unsigned kRepeats = 7;
+
+//===----------------------------------------------------------------------===//
+// Peak
+//===----------------------------------------------------------------------===//
+
+/// 12 independent zmm FMA chains hide the FMA latency on current x86 cores.
+__attribute__((target("avx512f"), noinline)) float fmaLoop(long iterations) {
+  __m512 acc[12];
+  for (int i = 0; i < 12; ++i)
+    acc[i] = _mm512_set1_ps(0.001f * i);
+  const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.0001f);
+  for (long it = 0; it < iterations; ++it)
+    for (int i = 0; i < 12; ++i)
+      acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+  __m512 sum = acc[0];
+  for (int i = 1; i < 12; ++i)
+    sum = _mm512_add_ps(sum, acc[i]);
+  return _mm512_reduce_add_ps(sum);
+}
+
+/// Measured f32 FMA peak of `threads` cores in GFLOP/s.
+double measurePeak(unsigned threads) {
+  const long iterations = 20'000'000;
+  auto runAll = [&] {
+    std::vector<std::thread> workers;
+    for (unsigned t = 0; t < threads; ++t)
+      workers.emplace_back([&] {
+        volatile float sink = fmaLoop(iterations);
+        (void)sink;
+      });
+    for (std::thread &worker : workers)
+      worker.join();
+  };
+  TimingStats stats = timeRuns(runAll, 1, 5, false);
+  double flops = 2.0 * 16 * 12 * iterations * threads;
+  return flops / stats.minSeconds * 1e-9;
+}
+
+//===----------------------------------------------------------------------===//
+// Workloads
+//===----------------------------------------------------------------------===//
+
+std::string shape(std::vector<int64_t> dims) {
+  std::string text = "tensor<";
+  for (int64_t dim : dims)
+    text += std::to_string(dim) + "x";
+  return text + "f32>";
+}
+
+struct Workload {
+  std::string name;
+  double flops;
+  std::string source; // func.func @f, anchor tagged tcl.task = "t"
+  std::string handSchedule;
+  std::function<void(const std::vector<Buffer> &, std::vector<float> &,
+                     std::function<void(std::function<void()>)>)>
+      oneDNN;
+};
+
+std::string matmulSource(int64_t m, int64_t n, int64_t k) {
+  std::string a = shape({m, k}), b = shape({k, n}), c = shape({m, n});
+  return "func.func @f(%a: " + a + ", %b: " + b + ") -> " + c +
+         " {\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " +
+         c + "\n  %c = linalg.fill ins(%zero : f32) outs(%e : " + c +
+         ") -> " + c + "\n  %0 = linalg.matmul {tcl.task = \"t\"} ins(%a, %b : " +
+         a + ", " + b + ") outs(%c : " + c + ") -> " + c +
+         "\n  return %0 : " + c + "\n}\n";
+}
+
+std::string schedule(std::string anchor, std::vector<int64_t> extents,
+                     std::string kinds, std::vector<std::string> primitives) {
+  std::string text = "tcl.sched.schedule task \"t\" anchor \"" + anchor +
+                     "\" target \"x86-avx512\" loops [";
+  for (size_t i = 0; i < extents.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(extents[i]) +
+            (kinds[i] == 'r' ? " reduction" : " parallel");
+  text += "] {\n";
+  for (const std::string &primitive : primitives)
+    text += "  tcl.sched." + primitive + "\n";
+  return text + "}\n";
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// The largest divisor of `extent` that is at most `limit`.
+int64_t largestDivisor(int64_t extent, int64_t limit) {
+  for (int64_t size = std::min(extent, limit); size > 1; --size)
+    if (extent % size == 0)
+      return size;
+  return 1;
+}
+
+Workload matmul(int64_t m, int64_t n, int64_t k, unsigned threads) {
+  Workload w;
+  w.name = "matmul " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+           std::to_string(k);
+  w.flops = 2.0 * m * n * k;
+  w.source = matmulSource(m, n, k);
+  // Hand schedule: A and B packed into contiguous panels per cache tile
+  // (RECIPES.md: the best of the schedules tried before the project).
+  std::vector<std::string> p;
+  int64_t rows = threads > 1 ? ceilDiv(m, threads) : m;
+  int64_t mc = std::min<int64_t>(rows, 128), nc = std::min<int64_t>(n, 256),
+          kc = std::min<int64_t>(k, 256);
+  if (threads > 1) {
+    p.push_back("tile [" + std::to_string(ceilDiv(m, threads)) + ", 0, 0]");
+    p.push_back("parallelize");
+  }
+  // GotoBLAS order: for each B panel (kc x nc, packed once and reused by all
+  // row tiles), stream row tiles of A.
+  p.push_back("tile [" + std::to_string(mc) + ", " + std::to_string(nc) +
+              ", " + std::to_string(kc) + "]");
+  p.push_back("interchange [1, 2, 0]");
+  p.push_back("pad [1] hoist 1");
+  p.push_back("tile [8, 32, 1]");
+  p.push_back("vectorize");
+  p.push_back("hoist_accumulators");
+  p.push_back("unroll level " + std::to_string(threads > 1 ? 2 : 1) +
+              " dim 2 by 4");
+  w.handSchedule = schedule("linalg.matmul", {m, n, k}, "ppr", p);
+  w.oneDNN = [m, n, k](const std::vector<Buffer> &in, std::vector<float> &out,
+                       std::function<void(std::function<void()>)> time) {
+    out.assign(m * n, 0.0f);
+    time([&] {
+      dnnl_sgemm('N', 'N', m, n, k, 1.0f, in[0].data.data(), k,
+                 in[1].data.data(), n, 0.0f, out.data(), n);
+    });
+  };
+  return w;
+}
+
+/// NHWC convolution, batch 1, input already padded (tcl's operand), oneDNN
+/// given the unpadded input with the same padding.
+Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
+              int64_t kernel, int64_t stride, int64_t pad, bool depthwise,
+              unsigned threads) {
+  int64_t outHW = (inHW + 2 * pad - kernel) / stride + 1;
+  int64_t paddedHW = (outHW - 1) * stride + kernel;
+  Workload w;
+  w.name = label;
+  int64_t outC = depthwise ? c : f;
+  w.flops = 2.0 * outHW * outHW * outC * kernel * kernel * (depthwise ? 1 : c);
+  std::string in = shape({1, paddedHW, paddedHW, c});
+  std::string wt = depthwise ? shape({kernel, kernel, c})
+                             : shape({kernel, kernel, c, f});
+  std::string out = shape({1, outHW, outHW, outC});
+  std::string op = depthwise ? "linalg.depthwise_conv_2d_nhwc_hwc"
+                             : "linalg.conv_2d_nhwc_hwcf";
+  std::string s = std::to_string(stride);
+  w.source = "func.func @f(%in: " + in + ", %w: " + wt + ") -> " + out +
+             " {\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " +
+             out + "\n  %o = linalg.fill ins(%zero : f32) outs(%e : " + out +
+             ") -> " + out + "\n  %0 = " + op +
+             " {tcl.task = \"t\", dilations = dense<1> : tensor<2xi64>, "
+             "strides = dense<" + s + "> : tensor<2xi64>} ins(%in, %w : " + in +
+             ", " + wt + ") outs(%o : " + out + ") -> " + out +
+             "\n  return %0 : " + out + "\n}\n";
+  // Hand schedule: a wider output tile (16 columns when they divide) and
+  // 4 input channels per step.
+  int64_t cols = outHW % 16 == 0 ? 16 : (outHW % 8 == 0 ? 8 : (outHW % 7 == 0 ? 7 : 1));
+  std::vector<std::string> p;
+  if (threads > 1) {
+    p.push_back("tile [0, " + std::to_string(ceilDiv(outHW, threads)) +
+                (depthwise ? ", 0, 0, 0, 0]" : ", 0, 0, 0, 0, 0]"));
+    p.push_back("parallelize");
+  }
+  if (depthwise) {
+    p.push_back("tile [0, 1, " + std::to_string(cols) + ", " +
+                std::to_string(largestDivisor(c, 32)) + ", 1, 0]");
+    p.push_back("decompose");
+    p.push_back("vectorize");
+    p.push_back("hoist_accumulators");
+    p.push_back("unroll level " + std::to_string(threads > 1 ? 1 : 0) +
+                " dim 4 by " + std::to_string(kernel));
+    w.handSchedule = schedule(op, {1, outHW, outHW, c, kernel, kernel},
+                              "pppprr", p);
+  } else {
+    int64_t fc = largestDivisor(f, 32);
+    int64_t cc = c % 4 == 0 ? 4 : 1;
+    p.push_back("tile [0, 1, " + std::to_string(cols) + ", " +
+                std::to_string(fc) + ", 1, 1, " + std::to_string(cc) + "]");
+    p.push_back("decompose");
+    p.push_back("vectorize");
+    p.push_back("hoist_accumulators");
+    w.handSchedule = schedule(op, {1, outHW, outHW, f, kernel, kernel, c},
+                              "pppprrr", p);
+  }
+  w.oneDNN = [=](const std::vector<Buffer> &inputs, std::vector<float> &result,
+                 std::function<void(std::function<void()>)> time) {
+    using namespace dnnl;
+    engine eng(engine::kind::cpu, 0);
+    stream strm(eng);
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    memory::dims srcDims = {1, c, inHW, inHW};
+    memory::dims dstDims = {1, outC, outHW, outHW};
+    memory::dims wDims = depthwise ? memory::dims{c, 1, 1, kernel, kernel}
+                                   : memory::dims{f, c, kernel, kernel};
+    memory::desc srcMd(srcDims, dt::f32, tag::nhwc);
+    memory::desc dstMd(dstDims, dt::f32, tag::nhwc);
+    memory::desc wAny(wDims, dt::f32, tag::any);
+    convolution_forward::desc desc(
+        prop_kind::forward_inference, algorithm::convolution_direct, srcMd,
+        wAny, dstMd, {stride, stride}, {pad, pad}, {pad, pad});
+    convolution_forward::primitive_desc pd(desc, eng);
+    // The unpadded input: the interior of tcl's padded input (the border
+    // tcl sees is zero-filled here so both compute the same thing).
+    std::vector<float> src(inHW * inHW * c, 0.0f);
+    for (int64_t y = 0; y < inHW; ++y)
+      for (int64_t x = 0; x < inHW; ++x)
+        for (int64_t ch = 0; ch < c; ++ch) {
+          int64_t py = y + pad, px = x + pad;
+          if (py < paddedHW && px < paddedHW)
+            src[(y * inHW + x) * c + ch] =
+                inputs[0].data[(py * paddedHW + px) * c + ch];
+        }
+    // Weights from HWCF/HWC to oneDNN's preferred layout, outside timing.
+    memory::desc wUser(wDims, dt::f32, depthwise ? tag::hwigo : tag::hwio);
+    memory wUserMem(wUser, eng, const_cast<float *>(inputs[1].data.data()));
+    memory wMem(pd.weights_desc(), eng);
+    reorder(wUserMem, wMem).execute(strm, wUserMem, wMem);
+    memory srcMem(srcMd, eng, src.data());
+    result.assign(outHW * outHW * outC, 0.0f);
+    memory dstMem(dstMd, eng, result.data());
+    convolution_forward prim(pd);
+    time([&] {
+      prim.execute(strm, {{DNNL_ARG_SRC, srcMem},
+                          {DNNL_ARG_WEIGHTS, wMem},
+                          {DNNL_ARG_DST, dstMem}});
+      strm.wait();
+    });
+  };
+  return w;
+}
+
+/// The padded input of tcl equals oneDNN's input with zero padding only if
+/// its border is zero: zero it.
+void zeroBorder(Buffer &input, int64_t pad) {
+  int64_t hw = input.shape[1], c = input.shape[3];
+  for (int64_t y = 0; y < hw; ++y)
+    for (int64_t x = 0; x < hw; ++x)
+      if (y < pad || x < pad || y >= hw - pad || x >= hw - pad)
+        for (int64_t ch = 0; ch < c; ++ch)
+          input.data[(y * hw + x) * c + ch] = 0.0f;
+}
+
+struct Row {
+  std::string name;
+  double defaultGflops = 0, handGflops = 0, oneDNNGflops = 0, maxError = 0;
+  std::string note;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  unsigned threads = argc > 1 ? std::max(1, std::atoi(argv[1])) : 1;
+  std::string filter = argc > 2 ? argv[2] : "";
+
+  std::vector<std::pair<Workload, int64_t>> workloads; // (workload, pad)
+  for (int64_t size : {256, 512, 1024, 2048})
+    workloads.push_back({matmul(size, size, size, threads), 0});
+  workloads.push_back({matmul(128, 768, 768, threads), 0});
+  workloads.push_back({matmul(128, 3072, 768, threads), 0});
+  workloads.push_back({matmul(128, 768, 3072, threads), 0});
+  // ResNet-18 convolutions (NHWC, batch 1).
+  workloads.push_back({conv("r18 conv1 7x7/2 3->64 @224", 224, 3, 64, 7, 2, 3,
+                            false, threads), 3});
+  workloads.push_back({conv("r18 3x3 64->64 @56", 56, 64, 64, 3, 1, 1, false,
+                            threads), 1});
+  workloads.push_back({conv("r18 3x3/2 64->128 @56", 56, 64, 128, 3, 2, 1,
+                            false, threads), 1});
+  workloads.push_back({conv("r18 1x1/2 64->128 @56", 56, 64, 128, 1, 2, 0,
+                            false, threads), 0});
+  workloads.push_back({conv("r18 3x3 256->256 @14", 14, 256, 256, 3, 1, 1,
+                            false, threads), 1});
+  workloads.push_back({conv("r18 3x3 512->512 @7", 7, 512, 512, 3, 1, 1, false,
+                            threads), 1});
+  // MobileNetV2 depthwise convolutions.
+  workloads.push_back({conv("mbv2 dw 3x3 32 @112", 112, 32, 32, 3, 1, 1, true,
+                            threads), 1});
+  workloads.push_back({conv("mbv2 dw 3x3/2 96 @112", 112, 96, 96, 3, 2, 1,
+                            true, threads), 1});
+  workloads.push_back({conv("mbv2 dw 3x3 144 @56", 56, 144, 144, 3, 1, 1, true,
+                            threads), 1});
+  workloads.push_back({conv("mbv2 dw 3x3 384 @14", 14, 384, 384, 3, 1, 1, true,
+                            threads), 1});
+
+  double peak = measurePeak(threads);
+  std::printf("tcl kernel benchmark: %u thread(s), f32, median of %u runs "
+              "after %u warm-up runs\n",
+              threads, kRepeats, kWarmup);
+  std::printf("measured FMA peak: %.1f GFLOP/s (zmm FMA, %u core(s))\n\n",
+              peak, threads);
+  std::printf("| workload | GFLOP | tcl default | tcl hand | oneDNN | best tcl "
+              "%% peak | tcl/oneDNN | max rel err |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+
+  for (auto &[workload, pad] : workloads) {
+    if (!filter.empty() && workload.name.find(filter) == std::string::npos)
+      continue;
+    Row row{workload.name};
+    auto gflops = [&](const TimingStats &stats) {
+      return workload.flops / stats.medianSeconds * 1e-9;
+    };
+    LoweringOptions options{"x86-avx512", threads, true};
+    auto defaultKernel = Kernel::jit(workload.source, "f", options);
+    auto handKernel =
+        Kernel::jit(workload.source + workload.handSchedule, "f", options);
+    if (!defaultKernel || !handKernel) {
+      std::string error = !defaultKernel
+                              ? llvm::toString(defaultKernel.takeError())
+                              : llvm::toString(handKernel.takeError());
+      if (defaultKernel)
+        llvm::consumeError(handKernel.takeError());
+      std::printf("| %s | compile error: %s |\n", workload.name.c_str(),
+                  error.substr(0, 200).c_str());
+      continue;
+    }
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<Buffer> inputs;
+    for (const auto &shape : defaultKernel->getSignature().inputs) {
+      Buffer buffer = Buffer::zeros(shape);
+      for (float &value : buffer.data)
+        value = uniform(rng);
+      inputs.push_back(std::move(buffer));
+    }
+    if (pad > 0)
+      zeroBorder(inputs[0], pad);
+    std::vector<Buffer> outDefault = defaultKernel->getSignature().makeOutputs();
+    std::vector<Buffer> outHand = handKernel->getSignature().makeOutputs();
+    row.defaultGflops = gflops(timeRuns(
+        [&] { llvm::consumeError(defaultKernel->run(inputs, outDefault)); },
+        kWarmup, kRepeats, false));
+    row.handGflops = gflops(timeRuns(
+        [&] { llvm::consumeError(handKernel->run(inputs, outHand)); }, kWarmup,
+        kRepeats, false));
+    std::vector<float> reference;
+    workload.oneDNN(inputs, reference, [&](std::function<void()> run) {
+      row.oneDNNGflops = gflops(timeRuns(run, kWarmup, kRepeats, false));
+    });
+    for (const std::vector<Buffer> *out : {&outDefault, &outHand})
+      for (size_t i = 0; i < reference.size(); ++i)
+        row.maxError = std::max(
+            row.maxError, std::fabs(double((*out)[0].data[i]) - reference[i]) /
+                              (1.0 + std::fabs(double(reference[i]))));
+    double best = std::max(row.defaultGflops, row.handGflops);
+    std::printf("| %s | %.3f | %.1f | %.1f | %.1f | %.0f%% | %.2f | %.1e |\n",
+                row.name.c_str(), workload.flops * 1e-9, row.defaultGflops,
+                row.handGflops, row.oneDNNGflops, 100.0 * best / peak,
+                best / row.oneDNNGflops, row.maxError);
+    std::fflush(stdout);
+  }
+  return 0;
+}

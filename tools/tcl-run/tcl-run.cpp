@@ -1,0 +1,163 @@
+//===- tcl-run.cpp - Run and check a compiled kernel ----------------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Compiles a function of a .mlir file (its schedules applied, defaults for
+// the rest) and runs it on seeded random inputs: checks the result against
+// the same function lowered to plain loops, then times it. With --library,
+// runs the shared library tcl-compile produced from that file instead of
+// JIT-compiling it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Registration/Registration.h"
+#include "tcl/Runtime/Kernel.h"
+#include "tcl/Runtime/Measure.h"
+#include "tcl/Tuning/Tokenizer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
+                                                llvm::cl::desc("<input.mlir>"),
+                                                llvm::cl::Required);
+static llvm::cl::opt<std::string> entry("entry",
+                                        llvm::cl::desc("Function to run"),
+                                        llvm::cl::Required);
+static llvm::cl::opt<std::string> targetName("target",
+                                             llvm::cl::desc("CPU platform"),
+                                             llvm::cl::init("x86-avx512"));
+static llvm::cl::opt<unsigned>
+    numThreads("num-threads", llvm::cl::desc("Threads of parallel loops"),
+               llvm::cl::init(1));
+static llvm::cl::opt<std::string>
+    library("library",
+            llvm::cl::desc("Run this shared library (from tcl-compile "
+                           "--emit=so of the same file) instead of the JIT"),
+            llvm::cl::init(""));
+static llvm::cl::opt<unsigned> repeats("repeats",
+                                       llvm::cl::desc("Timed runs"),
+                                       llvm::cl::init(20));
+
+static int fail(llvm::Error error) {
+  llvm::errs() << "tcl-run: " << llvm::toString(std::move(error)) << "\n";
+  return 1;
+}
+
+/// FLOPs of the schedulable ops of `entry` (0 if unknown).
+static double countFlops(llvm::StringRef source) {
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  if (!module)
+    return 0;
+  double flops = 0;
+  if (auto function = module->lookupSymbol<func::FuncOp>(entry))
+    function.walk([&](linalg::LinalgOp op) {
+      if (FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(op);
+          succeeded(task) && lookupAnchor(op->getName().getStringRef()))
+        flops += task->flops;
+    });
+  return flops;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::cl::ParseCommandLineOptions(argc, argv, "tcl kernel runner\n");
+
+  auto file = llvm::MemoryBuffer::getFile(inputFilename);
+  if (!file) {
+    llvm::errs() << "tcl-run: cannot open " << inputFilename << ": "
+                 << file.getError().message() << "\n";
+    return 1;
+  }
+  std::string source = (*file)->getBuffer().str();
+
+  // The reference: plain loops, no schedules.
+  auto naiveSource = stripSchedules(source);
+  if (!naiveSource)
+    return fail(naiveSource.takeError());
+  auto reference =
+      Kernel::jit(*naiveSource, entry, LoweringOptions{targetName, 1, false});
+  if (!reference)
+    return fail(reference.takeError());
+
+  std::optional<Kernel> kernel;
+  if (library.empty()) {
+    auto jitted =
+        Kernel::jit(source, entry, LoweringOptions{targetName, numThreads, true});
+    if (!jitted)
+      return fail(jitted.takeError());
+    kernel.emplace(std::move(*jitted));
+  } else {
+    auto loaded = Kernel::load(library, entry, reference->getSignature());
+    if (!loaded)
+      return fail(loaded.takeError());
+    kernel.emplace(std::move(*loaded));
+  }
+
+  std::mt19937 rng(0);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<Buffer> inputs;
+  for (const auto &shape : reference->getSignature().inputs) {
+    Buffer buffer = Buffer::zeros(shape);
+    for (float &value : buffer.data)
+      value = uniform(rng);
+    inputs.push_back(std::move(buffer));
+  }
+  std::vector<Buffer> expected = reference->getSignature().makeOutputs();
+  std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
+  if (llvm::Error error = reference->run(inputs, expected))
+    return fail(std::move(error));
+  if (llvm::Error error = kernel->run(inputs, outputs))
+    return fail(std::move(error));
+  double maxError = 0;
+  for (size_t index = 0; index < outputs.size(); ++index)
+    for (size_t i = 0; i < outputs[index].data.size(); ++i) {
+      double want = expected[index].data[i];
+      double error = std::fabs(outputs[index].data[i] - want) /
+                     (1.0 + std::fabs(want));
+      maxError = std::isnan(error) ? INFINITY : std::max(maxError, error);
+    }
+  bool ok = maxError <= 1e-3;
+  llvm::outs() << "kernel @" << entry << " ("
+               << (library.empty() ? "JIT" : "shared library " + library)
+               << "), " << targetName << ", " << numThreads << " thread(s)\n";
+  llvm::outs() << llvm::format("check: max relative error %.2e against plain "
+                               "loops: %s\n",
+                               maxError, ok ? "ok" : "WRONG");
+  if (!ok)
+    return 3;
+
+  TimingStats stats = timeRuns(
+      [&] { llvm::consumeError(kernel->run(inputs, outputs)); }, 3, repeats,
+      false);
+  TimingStats naiveStats = timeRuns(
+      [&] { llvm::consumeError(reference->run(inputs, expected)); }, 1, 3,
+      false);
+  llvm::outs() << llvm::format(
+      "time: median %.3f ms, min %.3f ms over %u runs (plain loops: %.3f "
+      "ms, %.1fx slower)\n",
+      stats.medianSeconds * 1e3, stats.minSeconds * 1e3, stats.repeats,
+      naiveStats.medianSeconds * 1e3,
+      naiveStats.medianSeconds / stats.medianSeconds);
+  if (double flops = countFlops(source); flops > 0)
+    llvm::outs() << llvm::format("speed: %.1f GFLOP/s\n",
+                                 flops / stats.medianSeconds * 1e-9);
+  return 0;
+}
