@@ -34,6 +34,8 @@ constexpr int64_t kMatmulCacheDepth = 128;
 constexpr int64_t kMatmulUnroll = 4;
 /// B matrices larger than this (about an L2 cache) are packed per panel.
 constexpr double kMatmulPackBytes = 2 << 20;
+/// ... and only when enough row tiles reuse each packed panel.
+constexpr int64_t kMatmulPackMinRows = 4 * kMatmulCacheRows;
 constexpr int64_t kConvOutputColumns = 8;
 constexpr int64_t kMaxWholeReduction = 4096;
 
@@ -151,7 +153,8 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   // (n, then k) and copy each into a contiguous buffer once for all the row
   // tiles that use it (GotoBLAS order); otherwise keep B in place.
   bool packB = static_cast<double>(w.extent(n)) * w.extent(k) * 4 >
-               kMatmulPackBytes;
+                   kMatmulPackBytes &&
+               w.extent(m) >= kMatmulPackMinRows;
   bool tiled = w.tile(sizes(pickTile(w.extent(m), kMatmulCacheRows, mr),
                             pickTile(w.extent(n), 16 * lanes, nr),
                             pickTile(w.extent(k), kMatmulCacheDepth)));

@@ -39,11 +39,11 @@ func.func @f(%a: tensor<96x72xf32>, %b: tensor<72x80xf32>, %c: tensor<96x80xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<96x72xf32>, tensor<72x80xf32>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>
   return %0 : tensor<96x80xf32>
 })mlir"},
-    // B is 3 MiB: the default packs its panels.
+    // B is 2.5 MiB and M has 256 rows: with one thread the default packs B.
     {"matmul_packed", R"mlir(
-func.func @f(%a: tensor<24x768xf32>, %b: tensor<768x1024xf32>, %c: tensor<24x1024xf32>) -> tensor<24x1024xf32> {
-  %0 = linalg.matmul ins(%a, %b : tensor<24x768xf32>, tensor<768x1024xf32>) outs(%c : tensor<24x1024xf32>) -> tensor<24x1024xf32>
-  return %0 : tensor<24x1024xf32>
+func.func @f(%a: tensor<256x640xf32>, %b: tensor<640x1024xf32>, %c: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<256x640xf32>, tensor<640x1024xf32>) outs(%c : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  return %0 : tensor<256x1024xf32>
 })mlir"},
     {"batch_matmul", R"mlir(
 func.func @f(%a: tensor<3x32x24xf32>, %b: tensor<3x24x48xf32>, %c: tensor<3x32x48xf32>) -> tensor<3x32x48xf32> {
