@@ -263,8 +263,12 @@ llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
   auto machine = createTargetMachine(*platform);
   if (!machine)
     return machine.takeError();
+  // ExecutionEngineOptions holds the transformer by reference (function_ref):
+  // it must outlive ExecutionEngine::create.
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(3, 0, machine->get());
   ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = makeOptimizingTransformer(3, 0, machine->get());
+  engineOptions.transformer = optimize;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   std::string openMP = (getOpenMPRuntimeDir() + "/libomp.so").str();
   llvm::SmallVector<llvm::StringRef> libraries;
