@@ -23,6 +23,7 @@
 
 #include <immintrin.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -334,6 +335,12 @@ int main(int argc, char **argv) {
               "%% peak | tcl/oneDNN | max rel err |\n");
   std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 
+  // tcl's kernels run on LLVM's OpenMP runtime, oneDNN on GNU's; each keeps
+  // its threads spinning for a while after a parallel region. Let them go
+  // idle between the groups of runs so no group competes with the last one.
+  auto settle = [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  };
   for (auto &[workload, pad] : workloads) {
     if (!filter.empty() && workload.name.find(filter) == std::string::npos)
       continue;
@@ -368,14 +375,17 @@ int main(int argc, char **argv) {
       zeroBorder(inputs[0], pad);
     std::vector<Buffer> outDefault = defaultKernel->getSignature().makeOutputs();
     std::vector<Buffer> outHand = handKernel->getSignature().makeOutputs();
+    settle();
     row.defaultGflops = gflops(timeRuns(
         [&] { llvm::consumeError(defaultKernel->run(inputs, outDefault)); },
         kWarmup, kRepeats, false));
+    settle();
     row.handGflops = gflops(timeRuns(
         [&] { llvm::consumeError(handKernel->run(inputs, outHand)); }, kWarmup,
         kRepeats, false));
     std::vector<float> reference;
     workload.oneDNN(inputs, reference, [&](std::function<void()> run) {
+      settle();
       row.oneDNNGflops = gflops(timeRuns(run, kWarmup, kRepeats, false));
     });
     for (const std::vector<Buffer> *out : {&outDefault, &outHand})
