@@ -362,15 +362,8 @@ int main(int argc, char **argv) {
                   error.substr(0, 200).c_str());
       continue;
     }
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    std::vector<Buffer> inputs;
-    for (const auto &shape : defaultKernel->getSignature().inputs) {
-      Buffer buffer = Buffer::zeros(shape);
-      for (float &value : buffer.data)
-        value = uniform(rng);
-      inputs.push_back(std::move(buffer));
-    }
+    std::vector<Buffer> inputs =
+        defaultKernel->getSignature().makeRandomInputs(/*seed=*/1);
     if (pad > 0)
       zeroBorder(inputs[0], pad);
     std::vector<Buffer> outDefault = defaultKernel->getSignature().makeOutputs();

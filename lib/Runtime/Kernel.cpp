@@ -18,7 +18,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <dlfcn.h>
+#include <random>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -76,6 +78,33 @@ std::vector<Buffer> KernelSignature::makeOutputs() const {
   for (const std::vector<int64_t> &shape : outputs)
     buffers.push_back(Buffer::zeros(shape));
   return buffers;
+}
+
+std::vector<Buffer> KernelSignature::makeRandomInputs(unsigned seed) const {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<Buffer> buffers;
+  for (const std::vector<int64_t> &shape : inputs) {
+    Buffer buffer = Buffer::zeros(shape);
+    for (float &value : buffer.data)
+      value = uniform(rng);
+    buffers.push_back(std::move(buffer));
+  }
+  return buffers;
+}
+
+double mlir::tcl::maxRelativeError(const std::vector<Buffer> &got,
+                                   const std::vector<Buffer> &want) {
+  double maxError = 0;
+  for (auto [gotBuffer, wantBuffer] : llvm::zip_equal(got, want))
+    for (auto [g, w] : llvm::zip_equal(gotBuffer.data, wantBuffer.data)) {
+      if (std::isnan(g) != std::isnan(w))
+        return INFINITY;
+      if (!std::isnan(g))
+        maxError = std::max(
+            maxError, std::fabs(double(g) - w) / (1.0 + std::fabs(double(w))));
+    }
+  return maxError;
 }
 
 //===----------------------------------------------------------------------===//

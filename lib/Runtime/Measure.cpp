@@ -20,7 +20,6 @@
 #include <cstring>
 #include <map>
 #include <poll.h>
-#include <random>
 #include <sstream>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -335,19 +334,6 @@ struct Request {
   float tolerance = 1e-3f;
 };
 
-std::vector<Buffer> makeInputs(const KernelSignature &signature) {
-  std::mt19937 rng(0);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<Buffer> inputs;
-  for (const std::vector<int64_t> &shape : signature.inputs) {
-    Buffer buffer = Buffer::zeros(shape);
-    for (float &value : buffer.data)
-      value = uniform(rng);
-    inputs.push_back(std::move(buffer));
-  }
-  return inputs;
-}
-
 class Worker {
 public:
   explicit Worker(int fd) : fd(fd) {}
@@ -427,7 +413,8 @@ private:
       if (!reference)
         return failure(MeasureStatus::CompileError,
                        "workload: " + llvm::toString(reference.takeError()));
-      std::vector<Buffer> inputs = makeInputs(reference->getSignature());
+      std::vector<Buffer> inputs =
+          reference->getSignature().makeRandomInputs(/*seed=*/0);
       std::vector<Buffer> outputs = reference->getSignature().makeOutputs();
       if (llvm::Error error = reference->run(inputs, outputs))
         return failure(MeasureStatus::CompileError,
@@ -449,19 +436,7 @@ private:
     if (llvm::Error error = candidate->run(reference.inputs, outputs))
       return failure(MeasureStatus::CompileError,
                      llvm::toString(std::move(error)));
-    double maxError = 0;
-    for (size_t index = 0; index < outputs.size(); ++index) {
-      const std::vector<float> &got = outputs[index].data;
-      const std::vector<float> &want = reference.outputs[index].data;
-      for (size_t i = 0; i < got.size(); ++i) {
-        double error = std::fabs(double(got[i]) - want[i]) /
-                       (1.0 + std::fabs(double(want[i])));
-        if (std::isnan(got[i]) != std::isnan(want[i]))
-          error = INFINITY;
-        if (!std::isnan(error))
-          maxError = std::max(maxError, error);
-      }
-    }
+    double maxError = maxRelativeError(outputs, reference.outputs);
     if (maxError > request.tolerance) {
       MeasureResult result = failure(
           MeasureStatus::WrongResult,

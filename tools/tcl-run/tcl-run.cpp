@@ -26,7 +26,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
-#include <random>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -111,29 +110,15 @@ int main(int argc, char **argv) {
     kernel.emplace(std::move(*loaded));
   }
 
-  std::mt19937 rng(0);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<Buffer> inputs;
-  for (const auto &shape : reference->getSignature().inputs) {
-    Buffer buffer = Buffer::zeros(shape);
-    for (float &value : buffer.data)
-      value = uniform(rng);
-    inputs.push_back(std::move(buffer));
-  }
+  std::vector<Buffer> inputs =
+      reference->getSignature().makeRandomInputs(/*seed=*/0);
   std::vector<Buffer> expected = reference->getSignature().makeOutputs();
   std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
   if (llvm::Error error = reference->run(inputs, expected))
     return fail(std::move(error));
   if (llvm::Error error = kernel->run(inputs, outputs))
     return fail(std::move(error));
-  double maxError = 0;
-  for (size_t index = 0; index < outputs.size(); ++index)
-    for (size_t i = 0; i < outputs[index].data.size(); ++i) {
-      double want = expected[index].data[i];
-      double error = std::fabs(outputs[index].data[i] - want) /
-                     (1.0 + std::fabs(want));
-      maxError = std::isnan(error) ? INFINITY : std::max(maxError, error);
-    }
+  double maxError = maxRelativeError(outputs, expected);
   bool ok = maxError <= 1e-3;
   llvm::outs() << "kernel @" << entry << " ("
                << (library.empty() ? "JIT" : "shared library " + library)

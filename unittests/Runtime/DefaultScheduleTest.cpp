@@ -20,7 +20,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <tuple>
 
 using namespace mlir;
@@ -141,22 +140,13 @@ TEST_P(DefaultScheduleTest, NonEmptyAndMatchesPlainLoops) {
   auto naive =
       Kernel::jit(opCase.source, "f", LoweringOptions{target, 1, false});
   ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
-  std::mt19937 rng(42);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<Buffer> inputs;
-  for (const auto &shape : scheduled->getSignature().inputs) {
-    Buffer buffer = Buffer::zeros(shape);
-    for (float &value : buffer.data)
-      value = uniform(rng);
-    inputs.push_back(std::move(buffer));
-  }
+  std::vector<Buffer> inputs =
+      scheduled->getSignature().makeRandomInputs(/*seed=*/42);
   std::vector<Buffer> fast = scheduled->getSignature().makeOutputs();
   std::vector<Buffer> slow = naive->getSignature().makeOutputs();
   ASSERT_FALSE(bool(scheduled->run(inputs, fast)));
   ASSERT_FALSE(bool(naive->run(inputs, slow)));
-  float maxError = 0;
-  for (size_t i = 0; i < fast[0].data.size(); ++i)
-    maxError = std::max(maxError, std::fabs(fast[0].data[i] - slow[0].data[i]));
+  double maxError = maxRelativeError(fast, slow);
   EXPECT_LT(maxError, 1e-3f) << opCase.name << " on " << target;
 }
 

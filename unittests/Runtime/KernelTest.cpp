@@ -18,7 +18,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -59,20 +58,6 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
 }
 )mlir";
 
-std::vector<Buffer> makeInputs(const KernelSignature &signature,
-                               unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<Buffer> inputs;
-  for (const std::vector<int64_t> &shape : signature.inputs) {
-    Buffer buffer = Buffer::zeros(shape);
-    for (float &value : buffer.data)
-      value = uniform(rng);
-    inputs.push_back(std::move(buffer));
-  }
-  return inputs;
-}
-
 /// Plain C++ matmul + bias + ReLU, the ground truth.
 std::vector<float> expected(const std::vector<Buffer> &in) {
   const int64_t m = 100, n = 96, k = 64;
@@ -101,7 +86,7 @@ TEST_P(KernelTest, ScheduledMatchesReferenceAndNaive) {
   LoweringOptions options{"x86-avx512", GetParam()};
   auto kernel = Kernel::jit(kScheduled, "mm_bias_relu", options);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  std::vector<Buffer> inputs = makeInputs(kernel->getSignature(), 1);
+  std::vector<Buffer> inputs = kernel->getSignature().makeRandomInputs(1);
   std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
   ASSERT_FALSE(bool(kernel->run(inputs, outputs)));
   EXPECT_LT(maxAbsDifference(outputs[0].data, expected(inputs)), 1e-4f);
@@ -141,7 +126,7 @@ TEST_P(KernelTest, JitAndSharedLibraryAreBitIdentical) {
   auto loaded = Kernel::load(path, "mm_bias_relu", jitted->getSignature());
   ASSERT_TRUE(bool(loaded)) << llvm::toString(loaded.takeError());
 
-  std::vector<Buffer> inputs = makeInputs(jitted->getSignature(), 7);
+  std::vector<Buffer> inputs = jitted->getSignature().makeRandomInputs(7);
   std::vector<Buffer> fromJit = jitted->getSignature().makeOutputs();
   std::vector<Buffer> fromLibrary = jitted->getSignature().makeOutputs();
   ASSERT_FALSE(bool(jitted->run(inputs, fromJit)));

@@ -51,7 +51,15 @@ struct KernelSignature {
   static llvm::Expected<KernelSignature> fromFunction(ModuleOp module,
                                                       llvm::StringRef entry);
   std::vector<Buffer> makeOutputs() const;
+  /// Inputs filled with uniform values in [-1, 1) from a std::mt19937 seeded
+  /// with `seed`: the same inputs on every machine.
+  std::vector<Buffer> makeRandomInputs(unsigned seed) const;
 };
+
+/// max over all elements of |got - want| / (1 + |want|); infinity if one side
+/// has a NaN the other lacks. The buffers must have the same shapes.
+double maxRelativeError(const std::vector<Buffer> &got,
+                        const std::vector<Buffer> &want);
 
 class Kernel {
 public:
