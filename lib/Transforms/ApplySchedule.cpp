@@ -337,12 +337,12 @@ LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
                                    ArrayRef<bool>());
   // Fused epilogue tiles have the static shape of the first tile level when
   // it divides the domain; otherwise they stay scalar (still correct).
-  const TileLevel &first = finalState.levels.front();
-  bool firstLevelEven = true;
-  for (auto [dim, size] : llvm::enumerate(first.sizes))
-    firstLevelEven &= size == 0 || (!ShapedType::isDynamic(
-                                        schedule.getExtents()[dim]) &&
-                                    schedule.getExtents()[dim] % size == 0);
+  bool firstLevelEven = !fusedOps.empty();
+  if (firstLevelEven)
+    for (auto [dim, size] : llvm::enumerate(finalState.levels.front().sizes))
+      firstLevelEven &= size == 0 || (!ShapedType::isDynamic(
+                                          schedule.getExtents()[dim]) &&
+                                      schedule.getExtents()[dim] % size == 0);
   if (firstLevelEven)
     for (Value fused : fusedOps)
       b.create<transform::VectorizeOp>(loc, fused, ValueRange(),

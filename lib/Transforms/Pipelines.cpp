@@ -15,6 +15,7 @@
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -34,6 +35,8 @@
 
 using namespace mlir;
 using namespace mlir::tcl;
+
+static bool convertAllFunctions(func::FuncOp *) { return true; }
 
 LogicalResult mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
                                                   const LoweringOptions &options) {
@@ -65,8 +68,12 @@ LogicalResult mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
-  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
+  // (No drop-equivalent-buffer-results: a result that is an input, as in
+  // Identity, must still be an out-parameter, or the ABI would depend on
+  // what the function computes.)
+  // (filterFn must be set: its default is a function_ref to a temporary.)
   bufferization::BufferResultsToOutParamsOpts outParams;
+  outParams.filterFn = convertAllFunctions;
   outParams.hoistStaticAllocs = true;
   outParams.memCpyFn = copyWithLinalg;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
@@ -104,10 +111,13 @@ LogicalResult mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 
   // To the LLVM dialect.
+  // Math first: what LLVM has no intrinsic for (tanh, erf, ...) becomes libm
+  // calls, unrolled over vector lanes with vector ops the next step lowers.
+  pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.reassociateFPReductions = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
-  pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

@@ -8,6 +8,8 @@
 #include "tcl/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::tcl {
 #define GEN_PASS_DEF_PREPAREENTRYPOINTS
@@ -20,6 +22,24 @@ using namespace mlir;
 namespace {
 struct PrepareEntryPointsPass
     : public mlir::tcl::impl::PrepareEntryPointsBase<PrepareEntryPointsPass> {
+  /// A result that is an input (Identity) still gets its own out-parameter:
+  /// return a copy. (MLIR 19's buffer-results-to-out-params also crashes on
+  /// a returned block argument.)
+  static void copyReturnedArguments(func::FuncOp func) {
+    func.walk([](func::ReturnOp ret) {
+      OpBuilder b(ret);
+      for (OpOperand &operand : ret->getOpOperands()) {
+        auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+        if (!type || !isa<BlockArgument>(operand.get()))
+          continue;
+        Value empty = b.create<tensor::EmptyOp>(ret.getLoc(), type.getShape(),
+                                                type.getElementType());
+        operand.set(b.create<linalg::CopyOp>(ret.getLoc(), operand.get(), empty)
+                        .getResult(0));
+      }
+    });
+  }
+
   void runOnOperation() override {
     Builder b(&getContext());
     for (auto func : getOperation().getOps<func::FuncOp>()) {
@@ -32,6 +52,7 @@ struct PrepareEntryPointsPass
           func.setArgAttr(index,
                           bufferization::BufferizationDialect::kWritableAttrName,
                           b.getBoolAttr(false));
+      copyReturnedArguments(func);
     }
   }
 };

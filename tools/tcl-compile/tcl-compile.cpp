@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Compiles a .mlir file of linalg ops and their tcl.sched schedules for a
-// target platform. --emit selects how far: `mlir` (schedules applied), `llvm`
+// Compiles a .mlir file of linalg ops and their tcl.sched schedules, or an
+// ONNX model (imported to linalg, function @main), for a target platform. --emit selects how far: `mlir` (schedules applied), `llvm`
 // (LLVM IR after -O3), `obj` (object file) or `so` (shared library). Public
 // functions get C interface wrappers `_mlir_ciface_<name>` whose results are
 // out-parameters.
@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Dialect/Tcl/IR/TclOps.h"
+#include "tcl/Frontend/OnnxImporter.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Target/Codegen.h"
 #include "tcl/Target/Platform.h"
@@ -36,9 +37,13 @@ namespace {
 enum class EmitKind { MLIR, LLVM, Object, SharedLibrary };
 } // namespace
 
-static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
-                                                llvm::cl::desc("<input.mlir>"),
-                                                llvm::cl::Required);
+static llvm::cl::opt<std::string>
+    inputFilename(llvm::cl::Positional,
+                  llvm::cl::desc("<input.mlir | model.onnx>"),
+                  llvm::cl::Required);
+static llvm::cl::list<std::string> inputShapes(
+    "input-shape",
+    llvm::cl::desc("Static shape of an ONNX graph input: name=1x3x224x224"));
 static llvm::cl::opt<std::string>
     outputFilename("o", llvm::cl::desc("Output file"),
                    llvm::cl::value_desc("filename"), llvm::cl::init("-"));
@@ -104,18 +109,36 @@ int main(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
 
   std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &errorMessage);
-  if (!input) {
-    llvm::errs() << "tcl-compile: " << errorMessage << "\n";
-    return 1;
-  }
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return 1;
+  OwningOpRef<ModuleOp> module;
+  if (llvm::StringRef(inputFilename).ends_with(".onnx")) {
+    tcl::OnnxImportOptions importOptions;
+    for (const std::string &shape : inputShapes)
+      if (llvm::Error error = tcl::parseInputShape(shape, importOptions)) {
+        llvm::errs() << "tcl-compile: " << llvm::toString(std::move(error))
+                     << "\n";
+        return 1;
+      }
+    auto imported = tcl::importOnnxFile(inputFilename, &context, importOptions);
+    if (!imported) {
+      llvm::errs() << "tcl-compile: " << llvm::toString(imported.takeError())
+                   << "\n";
+      return 1;
+    }
+    module = std::move(*imported);
+  } else {
+    std::unique_ptr<llvm::MemoryBuffer> input =
+        openInputFile(inputFilename, &errorMessage);
+    if (!input) {
+      llvm::errs() << "tcl-compile: " << errorMessage << "\n";
+      return 1;
+    }
+    sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return 1;
+  }
   if (failed(checkScheduleTargets(*module, *platform)))
     return 1;
 

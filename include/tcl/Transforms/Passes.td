@@ -57,10 +57,13 @@ def PrepareEntryPoints : Pass<"tcl-prepare-entry-points", "ModuleOp"> {
     (`bufferization.writable = false`). And they get a C interface wrapper
     (`llvm.emit_c_interface`): `_mlir_ciface_<name>` taking memref
     descriptors by pointer, the entry point of the JIT and of compiled
-    libraries.
+    libraries. A result that is an input is returned as a copy, so every
+    result has its own out-parameter.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
-                           "::mlir::LLVM::LLVMDialect"];
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def SetTargetAttributes : Pass<"tcl-set-target-attributes", "ModuleOp"> {

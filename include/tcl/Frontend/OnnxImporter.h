@@ -1,0 +1,55 @@
+//===- OnnxImporter.h - ONNX models to linalg on tensors --------*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Reads an ONNX model (Debian's libonnx protobuf), runs ONNX shape
+// inference, and builds one function `@main` of linalg/tensor/arith/math ops
+// on statically shaped tensors, initializers becoming constants. Bad input is
+// an llvm::Error that says what and where: an unreadable or malformed file,
+// an unsupported operator (its type and node), an unsupported attribute
+// value, a dynamic dimension (with the --input-shape to pass).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_FRONTEND_ONNXIMPORTER_H
+#define TCL_FRONTEND_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlir::tcl {
+
+struct OnnxImportOptions {
+  /// Static shapes for graph inputs with dynamic dimensions, by input name.
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Name of the generated function.
+  std::string functionName = "main";
+};
+
+/// Imports the ONNX model at `path` into a new module in `context`.
+llvm::Expected<OwningOpRef<ModuleOp>>
+importOnnxFile(llvm::StringRef path, MLIRContext *context,
+               const OnnxImportOptions &options = {});
+
+/// Parses "name=1x3x224x224" into `options.inputShapes`.
+llvm::Error parseInputShape(llvm::StringRef text, OnnxImportOptions &options);
+
+/// The ONNX operator types the importer converts.
+std::vector<std::string> getSupportedOnnxOps();
+
+/// Reads a serialized ONNX TensorProto of f32 values (e.g. an ONNX test
+/// data file input_0.pb) into its shape and data.
+llvm::Error readOnnxTensorFile(llvm::StringRef path,
+                               std::vector<int64_t> &shape,
+                               std::vector<float> &data);
+
+} // namespace mlir::tcl
+
+#endif // TCL_FRONTEND_ONNXIMPORTER_H

@@ -1,0 +1,275 @@
+//===- tcl-onnx-conformance.cpp - ONNX backend node tests -----------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs the ONNX backend node tests (Debian's libonnx-testdata: one directory
+// per test with model.onnx and test_data_set_*/{input,output}_*.pb) through
+// tcl: import, compile (JIT, default schedules), run, compare with the
+// expected outputs (|got - want| <= 1e-4 + 1e-3 |want|). Prints per operator
+// how many tests pass, fail, or use something tcl does not support yet
+// (an operator, attribute value or element type it rejects with an error).
+//
+// Usage: tcl-onnx-conformance [--filter PREFIX] [DATA_DIR]
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Frontend/OnnxImporter.h"
+#include "tcl/Registration/Registration.h"
+#include "tcl/Runtime/Kernel.h"
+#include "tcl/Target/Codegen.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fstream>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+static llvm::cl::opt<std::string>
+    dataDir(llvm::cl::Positional, llvm::cl::desc("[node test directory]"),
+            llvm::cl::init("/usr/share/libonnx-testdata/data/node"));
+static llvm::cl::opt<std::string>
+    filter("filter", llvm::cl::desc("Only tests whose name starts with this"),
+           llvm::cl::init("test_"));
+static llvm::cl::opt<bool> verbose("v", llvm::cl::desc("Print every test"));
+
+namespace {
+enum class Outcome { Pass, Fail, Unsupported };
+
+struct Tally {
+  unsigned pass = 0, fail = 0, unsupported = 0;
+  std::vector<std::string> failures;
+};
+
+std::string firstLine(const std::string &text) {
+  return text.substr(0, text.find('\n'));
+}
+
+/// The operator a node test exercises: the type of its only node. Tests of
+/// a function expanded into several nodes are grouped apart.
+std::string opTypeOf(const std::string &modelPath) {
+  std::ifstream stream(modelPath, std::ios::binary);
+  onnx::ModelProto model;
+  if (!stream || !model.ParseFromIstream(&stream) ||
+      model.graph().node_size() == 0)
+    return "?";
+  if (model.graph().node_size() > 1)
+    return "(multi-node)";
+  return model.graph().node(0).op_type();
+}
+
+Outcome runTestInProcess(const std::string &dir, std::string &message) {
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  registerLLVMTranslations(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  auto module = importOnnxFile(dir + "/model.onnx", &context);
+  if (!module) {
+    message = llvm::toString(module.takeError());
+    return Outcome::Unsupported;
+  }
+  auto kernel = Kernel::jit(**module, "main", LoweringOptions{});
+  if (!kernel) {
+    message = "compile: " + llvm::toString(kernel.takeError());
+    return Outcome::Fail;
+  }
+  unsigned sets = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    std::string set = it->path();
+    if (!llvm::StringRef(llvm::sys::path::filename(set))
+             .starts_with("test_data_set_"))
+      continue;
+    ++sets;
+    std::vector<Buffer> inputs, expected;
+    for (size_t i = 0; i < kernel->getSignature().inputs.size(); ++i) {
+      Buffer buffer;
+      std::string path = set + "/input_" + std::to_string(i) + ".pb";
+      if (llvm::Error error = readOnnxTensorFile(path, buffer.shape,
+                                                 buffer.data)) {
+        message = llvm::toString(std::move(error));
+        return Outcome::Unsupported;
+      }
+      inputs.push_back(std::move(buffer));
+    }
+    for (size_t i = 0; i < kernel->getSignature().outputs.size(); ++i) {
+      Buffer buffer;
+      std::string path = set + "/output_" + std::to_string(i) + ".pb";
+      if (llvm::Error error = readOnnxTensorFile(path, buffer.shape,
+                                                 buffer.data)) {
+        message = llvm::toString(std::move(error));
+        return Outcome::Unsupported;
+      }
+      expected.push_back(std::move(buffer));
+    }
+    std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
+    if (llvm::Error error = kernel->run(inputs, outputs)) {
+      message = llvm::toString(std::move(error));
+      return Outcome::Fail;
+    }
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      if (outputs[o].data.size() != expected[o].data.size()) {
+        message = "output " + std::to_string(o) + " has the wrong size";
+        return Outcome::Fail;
+      }
+      for (size_t i = 0; i < outputs[o].data.size(); ++i) {
+        float got = outputs[o].data[i], want = expected[o].data[i];
+        bool same = (std::isnan(got) && std::isnan(want)) ||
+                    std::fabs(got - want) <= 1e-4f + 1e-3f * std::fabs(want);
+        if (!same) {
+          message = "output " + std::to_string(o) + "[" + std::to_string(i) +
+                    "] = " + std::to_string(got) + ", expected " +
+                    std::to_string(want);
+          return Outcome::Fail;
+        }
+      }
+    }
+  }
+  if (sets == 0) {
+    message = "no test data";
+    return Outcome::Unsupported;
+  }
+  return Outcome::Pass;
+}
+/// Runs one test in a child process, so that a test that crashes the
+/// compiler or the kernel is a failure of that test, not of the run.
+Outcome runTest(const std::string &dir, std::string &message) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    message = "pipe failed";
+    return Outcome::Fail;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string childMessage;
+    Outcome outcome = runTestInProcess(dir, childMessage);
+    std::string reply = std::to_string(static_cast<int>(outcome)) + "\n" +
+                        childMessage;
+    (void)!write(fds[1], reply.data(), reply.size());
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string reply;
+  char buffer[4096];
+  ssize_t count;
+  while ((count = read(fds[0], buffer, sizeof(buffer))) > 0)
+    reply.append(buffer, count);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || reply.empty()) {
+    message = WIFSIGNALED(status)
+                  ? std::string("crashed: ") + strsignal(WTERMSIG(status))
+                  : "the test process failed";
+    return Outcome::Fail;
+  }
+  size_t newline = reply.find('\n');
+  message = reply.substr(newline + 1);
+  return static_cast<Outcome>(std::stoi(reply.substr(0, newline)));
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::cl::ParseCommandLineOptions(argc, argv, "ONNX node conformance\n");
+
+  std::vector<std::string> tests;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dataDir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::StringRef(llvm::sys::path::filename(it->path()))
+            .starts_with(filter))
+      tests.push_back(it->path());
+  if (ec || tests.empty()) {
+    llvm::errs() << "tcl-onnx-conformance: no tests under " << dataDir
+                 << " (install libonnx-testdata)\n";
+    return 1;
+  }
+  std::sort(tests.begin(), tests.end());
+
+  std::vector<std::string> supported = getSupportedOnnxOps();
+  std::map<std::string, Tally> byOp;
+  for (const std::string &dir : tests) {
+    std::string name = llvm::sys::path::filename(dir).str();
+    std::string op = opTypeOf(dir + "/model.onnx");
+    std::string message;
+    Outcome outcome = runTest(dir, message);
+    Tally &tally = byOp[op];
+    switch (outcome) {
+    case Outcome::Pass:
+      ++tally.pass;
+      break;
+    case Outcome::Fail:
+      ++tally.fail;
+      tally.failures.push_back(name + ": " + firstLine(message));
+      break;
+    case Outcome::Unsupported:
+      ++tally.unsupported;
+      if (llvm::is_contained(supported, op))
+        tally.failures.push_back(name + " (unsupported case): " +
+                                 firstLine(message));
+      break;
+    }
+    if (verbose)
+      llvm::outs() << name << ": "
+                   << (outcome == Outcome::Pass   ? "pass"
+                       : outcome == Outcome::Fail ? "FAIL"
+                                                  : "unsupported")
+                   << (message.empty() ? "" : " (" + firstLine(message) + ")")
+                   << "\n";
+  }
+
+  llvm::outs() << "| operator | tests | pass | fail | unsupported case |\n"
+               << "| --- | ---: | ---: | ---: | ---: |\n";
+  Tally total;
+  for (const auto &[op, tally] : byOp) {
+    if (!llvm::is_contained(supported, op))
+      continue;
+    llvm::outs() << "| " << op << " | "
+                 << tally.pass + tally.fail + tally.unsupported << " | "
+                 << tally.pass << " | " << tally.fail << " | "
+                 << tally.unsupported << " |\n";
+    total.pass += tally.pass;
+    total.fail += tally.fail;
+    total.unsupported += tally.unsupported;
+  }
+  unsigned otherTests = 0, otherOps = 0;
+  for (const auto &[op, tally] : byOp)
+    if (!llvm::is_contained(supported, op)) {
+      ++otherOps;
+      otherTests += tally.pass + tally.fail + tally.unsupported;
+    }
+  const Tally &multi = byOp["(multi-node)"];
+  llvm::outs() << "\nMulti-node tests (expanded functions): " << multi.pass
+               << " pass, " << multi.fail << " fail, " << multi.unsupported
+               << " use an unsupported operator or case.\n";
+  llvm::outs() << "Not yet supported: " << otherOps - 1
+               << " operator types (" << otherTests - (multi.pass + multi.fail + multi.unsupported)
+               << " single-node tests).\n";
+  llvm::outs() << "\nFailing or unsupported cases of supported operators:\n";
+  for (const auto &[op, tally] : byOp)
+    if (llvm::is_contained(supported, op))
+      for (const std::string &failure : tally.failures)
+        llvm::outs() << "  " << failure << "\n";
+  llvm::outs() << "\nsupported operators: " << total.pass << " tests pass, "
+               << total.fail << " fail, " << total.unsupported
+               << " use an unsupported case\n";
+  return 0;
+}
