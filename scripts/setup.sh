@@ -14,6 +14,8 @@ packages=(
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libcurl4-openssl-dev libffi-dev
   # OpenMP runtime for parallel loops; oneDNN, the reference baseline.
   libomp-19-dev libdnnl-dev
+  # ONNX import (protobuf, shape inference) and the ONNX node test suite.
+  libonnx-dev libprotobuf-dev libonnx-testdata
   # Unit tests.
   libgtest-dev
 )

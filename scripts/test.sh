@@ -12,7 +12,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 status=0
 echo "== lit tests"
 python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv "$build_dir/test" || status=1
+echo "== ONNX node tests (libonnx-testdata)"
+"$build_dir/bin/tcl-onnx-conformance" --check | tail -n 1 || status=1
 echo "== unit tests"
-# (lit also runs under ctest as the test "lit"; it ran above already.)
-ctest --test-dir "$build_dir" --output-on-failure -E "^lit$" || status=1
+# (lit and the ONNX node tests also run under ctest; they ran above.)
+ctest --test-dir "$build_dir" --output-on-failure -E "^(lit|onnx-conformance)$" || status=1
 exit $status

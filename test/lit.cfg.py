@@ -8,7 +8,7 @@ from lit.llvm import llvm_config
 
 config.name = "tcl"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tcl_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
@@ -19,3 +19,7 @@ llvm_config.use_default_substitutions()
 tools = ["tcl-opt", "tcl-compile", "tcl-run"]
 llvm_config.add_tool_substitutions(tools, [config.tcl_tools_dir])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# ONNX backend node tests (Debian's libonnx-testdata).
+config.substitutions.append(
+    ("%onnx_node_tests", "/usr/share/libonnx-testdata/data/node"))
