@@ -26,7 +26,7 @@ done
 
 example=examples/conv.mlir
 echo
-echo "== No schedule: $example gets the default schedule"
-"$bin/tcl-opt" "$example" --tcl-default-schedules | sed -n '/^  tcl.sched.schedule/,/^  }/p'
+echo "== No schedule: $example becomes a task (conv + its ReLU epilogue) with the default schedule"
+"$bin/tcl-opt" "$example" --tcl-extract-tasks --tcl-default-schedules | sed -n '/^  tcl.sched.schedule/,/^  }/p'
 "$bin/tcl-compile" "$example" -o "$out/conv.so"
 "$bin/tcl-run" "$example" --entry=conv_relu --library="$out/conv.so"

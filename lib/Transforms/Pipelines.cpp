@@ -40,7 +40,10 @@ static bool convertAllFunctions(func::FuncOp *) { return true; }
 
 LogicalResult mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
                                                   const LoweringOptions &options) {
-  // Schedules (defaults for the ops that have none), then tensor cleanup.
+  // Tasks, schedules (defaults for the ops that have none), then tensor
+  // cleanup.
+  if (options.extractTasks)
+    pm.addPass(createExtractTasks());
   if (options.defaultSchedules) {
     DefaultSchedulesOptions defaults;
     defaults.target = options.target;

@@ -19,6 +19,7 @@
 #include "tcl/Target/Platform.h"
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/Pipelines.h"
+#include "tcl/Transforms/TaskExtraction.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -27,6 +28,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -59,6 +61,10 @@ static llvm::cl::opt<EmitKind> emitKind(
         clEnumValN(EmitKind::Object, "obj", "an object file"),
         clEnumValN(EmitKind::SharedLibrary, "so", "a shared library")),
     llvm::cl::init(EmitKind::SharedLibrary));
+static llvm::cl::opt<bool> dumpTasks(
+    "dump-tasks",
+    llvm::cl::desc("List the tasks (anchor + epilogue, deduplicated by "
+                   "workload key) with weights and FLOPs, and stop"));
 static llvm::cl::opt<unsigned>
     numThreads("num-threads",
                llvm::cl::desc("Threads that run parallel loops (OpenMP)"),
@@ -141,6 +147,23 @@ int main(int argc, char **argv) {
   }
   if (failed(checkScheduleTargets(*module, *platform)))
     return 1;
+
+  if (dumpTasks) {
+    std::vector<tcl::TaskSummary> tasks = tcl::extractTasks(*module);
+    double total = 0;
+    llvm::outs() << "| task | anchor | weight | epilogue ops | MFLOP | "
+                    "workload key |\n| --- | --- | ---: | ---: | ---: | --- |\n";
+    for (const tcl::TaskSummary &task : tasks) {
+      llvm::outs() << "| " << task.name << " | " << task.anchorName << " | "
+                   << task.weight << " | " << task.epilogueOps << " | "
+                   << llvm::format("%.3f", task.flops * 1e-6) << " | "
+                   << task.key << " |\n";
+      total += task.flops * task.weight;
+    }
+    llvm::outs() << tasks.size() << " tasks, "
+                 << llvm::format("%.3f", total * 1e-9) << " GFLOP in all\n";
+    return 0;
+  }
 
   PassManager pm(&context);
   if (emitKind == EmitKind::MLIR) {

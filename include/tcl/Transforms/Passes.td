@@ -37,6 +37,20 @@ def ApplySchedule : Pass<"tcl-apply-schedule", "ModuleOp"> {
   ];
 }
 
+def ExtractTasks : Pass<"tcl-extract-tasks", "ModuleOp"> {
+  let summary = "Splits a model into tuning tasks: anchor ops and their epilogues";
+  let description = [{
+    Every linalg op tcl can schedule (see lookupAnchor) that is not already
+    part of a task becomes the anchor of one. Its chain of elementwise
+    consumers (all-parallel linalg.generic ops over the anchor's result
+    shape, each the only user of the previous result) becomes its epilogue,
+    tagged `tcl.epilogue`, so a schedule can fuse them. Anchors with the
+    same workload key (the anchor op, operand types, attributes and the
+    epilogue's operations) share one task name: tuned once, used everywhere.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def LowerVector : Pass<"tcl-lower-vector", "::mlir::func::FuncOp"> {
   let summary = "Lowers high-level vector ops to what the LLVM conversion takes";
   let description = [{

@@ -23,6 +23,9 @@ struct LoweringOptions {
   /// Give ops without a schedule the default schedule of their op class
   /// (tcl-default-schedules); without, they become plain loops.
   bool defaultSchedules = true;
+  /// Split the module into tasks (tcl-extract-tasks) first, so epilogues
+  /// are fused into their anchor's loops.
+  bool extractTasks = true;
 };
 
 /// Adds the x86 lowering pipeline to `pm` (anchored on builtin.module):

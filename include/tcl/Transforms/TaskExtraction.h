@@ -1,0 +1,40 @@
+//===- TaskExtraction.h - A model's tuning tasks ----------------*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_TRANSFORMS_TASKEXTRACTION_H
+#define TCL_TRANSFORMS_TASKEXTRACTION_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::tcl {
+
+/// One task of a module: what tcl tunes and schedules as a unit.
+struct TaskSummary {
+  std::string name;
+  /// The workload key: anchor op, operand types, attributes, epilogue ops.
+  std::string key;
+  std::string anchorName;
+  /// How many times the workload occurs in the module.
+  unsigned weight = 0;
+  /// Epilogue ops fused with each occurrence.
+  unsigned epilogueOps = 0;
+  /// FLOPs of one occurrence of the anchor (0 if unknown).
+  double flops = 0;
+};
+
+/// Tags the module's tasks (see the tcl-extract-tasks pass) and returns
+/// them in order of first occurrence.
+std::vector<TaskSummary> extractTasks(ModuleOp module);
+
+/// The tasks already tagged in `module`.
+std::vector<TaskSummary> summarizeTasks(ModuleOp module);
+
+} // namespace mlir::tcl
+
+#endif // TCL_TRANSFORMS_TASKEXTRACTION_H

@@ -1,0 +1,157 @@
+//===- TaskExtraction.cpp - A model's tuning tasks ------------------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Transforms/TaskExtraction.h"
+#include "tcl/Dialect/Tcl/IR/TclOps.h"
+#include "tcl/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AsmState.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::tcl {
+#define GEN_PASS_DEF_EXTRACTTASKS
+#include "tcl/Transforms/Passes.h.inc"
+} // namespace mlir::tcl
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+/// An elementwise consumer that can be fused into `producer`'s task: an
+/// all-parallel generic whose output has the producer's result shape and
+/// that reads the producer's result through an identity map.
+static linalg::GenericOp getEpilogueConsumer(Operation *producer) {
+  if (producer->getNumResults() != 1 || !producer->getResult(0).hasOneUse())
+    return nullptr;
+  Value result = producer->getResult(0);
+  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  if (!consumer || consumer->getNumResults() != 1 ||
+      consumer.getNumReductionLoops() != 0 ||
+      consumer->getBlock() != producer->getBlock() ||
+      consumer->hasAttr(kTaskAttrName) || consumer->hasAttr(kEpilogueAttrName) ||
+      consumer->getResult(0).getType() != result.getType())
+    return nullptr;
+  for (OpOperand *input : consumer.getDpsInputOperands())
+    if (input->get() == result &&
+        !consumer.getMatchingIndexingMap(input).isIdentity())
+      return nullptr;
+  if (!consumer.getIndexingMapMatchingResult(consumer->getResult(0))
+           .isIdentity())
+    return nullptr;
+  return consumer;
+}
+
+/// A stable text for the parts of an op that define its workload.
+static std::string describeOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getName() << "(";
+  llvm::interleaveComma(op->getOperandTypes(), os);
+  os << ")";
+  for (NamedAttribute attr : op->getAttrs()) {
+    // tcl's tags and linalg's caches and bookkeeping are not the workload.
+    StringRef name = attr.getName().getValue();
+    if (name.starts_with("tcl.") || name.starts_with("__") ||
+        name == "linalg.memoized_indexing_maps" || name == "operandSegmentSizes")
+      continue;
+    os << " " << attr.getName().getValue() << "=" << attr.getValue();
+  }
+  // The body of a generic: its operations in order.
+  if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    os << " {";
+    for (Operation &inner : generic.getBody()->without_terminator())
+      os << inner.getName() << ";";
+    os << "}";
+  }
+  return text;
+}
+
+static double anchorFlops(Operation *op) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  double points = 1;
+  for (int64_t extent : linalgOp.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(extent))
+      return 0;
+    points *= extent;
+  }
+  unsigned opsPerPoint = 0;
+  for (Operation &inner : linalgOp.getBlock()->without_terminator())
+    opsPerPoint += inner.getNumResults() > 0;
+  return points * opsPerPoint;
+}
+
+std::vector<TaskSummary> mlir::tcl::extractTasks(ModuleOp module) {
+  // Anchors in program order; an op claimed as an epilogue is not an anchor.
+  SmallVector<linalg::LinalgOp> anchors;
+  module.walk([&](linalg::LinalgOp op) {
+    if (op->getParentOfType<ScheduleOp>() || op->hasAttr(kEpilogueAttrName) ||
+        op->hasAttr(kTaskAttrName) || !op.hasPureTensorSemantics() ||
+        !lookupAnchor(op->getName().getStringRef()))
+      return;
+    anchors.push_back(op);
+  });
+
+  llvm::StringMap<std::string> nameOfKey;
+  llvm::StringMap<unsigned> namesUsed;
+  MLIRContext *ctx = module.getContext();
+  for (linalg::LinalgOp anchor : anchors) {
+    if (anchor->hasAttr(kEpilogueAttrName))
+      continue; // Claimed by an earlier anchor's epilogue.
+    SmallVector<Operation *> epilogue;
+    for (Operation *op = anchor; linalg::GenericOp next =
+                                     getEpilogueConsumer(op);
+         op = next)
+      epilogue.push_back(next);
+    std::string key = describeOp(anchor);
+    for (Operation *op : epilogue)
+      key += " | " + describeOp(op);
+    std::string &name = nameOfKey[key];
+    if (name.empty()) {
+      // e.g. conv_2d_nchw_fchw_0, matmul_1: readable, unique, deterministic.
+      std::string base = anchor->getName().getStringRef().str();
+      base = base.substr(base.find('.') + 1);
+      name = base + "_" + std::to_string(namesUsed[base]++);
+    }
+    StringAttr tag = StringAttr::get(ctx, name);
+    anchor->setAttr(kTaskAttrName, tag);
+    for (Operation *op : epilogue)
+      op->setAttr(kEpilogueAttrName, tag);
+  }
+  return summarizeTasks(module);
+}
+
+std::vector<TaskSummary> mlir::tcl::summarizeTasks(ModuleOp module) {
+  llvm::MapVector<StringRef, TaskSummary> tasks;
+  module.walk([&](linalg::LinalgOp op) {
+    if (auto task = op->getAttrOfType<StringAttr>(kTaskAttrName)) {
+      TaskSummary &summary = tasks[task.getValue()];
+      if (summary.weight++ == 0) {
+        summary.name = task.getValue().str();
+        summary.anchorName = op->getName().getStringRef().str();
+        summary.key = describeOp(op);
+        summary.flops = anchorFlops(op);
+      }
+    } else if (auto task = op->getAttrOfType<StringAttr>(kEpilogueAttrName)) {
+      TaskSummary &summary = tasks[task.getValue()];
+      if (summary.weight <= 1) {
+        ++summary.epilogueOps;
+        summary.key += " | " + describeOp(op);
+      }
+    }
+  });
+  std::vector<TaskSummary> result;
+  for (auto &[name, summary] : tasks)
+    result.push_back(summary);
+  return result;
+}
+
+namespace {
+struct ExtractTasksPass
+    : public mlir::tcl::impl::ExtractTasksBase<ExtractTasksPass> {
+  void runOnOperation() override { extractTasks(getOperation()); }
+};
+} // namespace
