@@ -1278,6 +1278,12 @@ Importer::importModel(onnx::ModelProto &model,
   b.create<func::ReturnOp>(loc, results);
   func.setFunctionType(
       b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  // The graph's names, for the compiled model's C API.
+  for (auto [index, name] : llvm::enumerate(argNames))
+    func.setArgAttr(index, "tcl.name", b.getStringAttr(name));
+  for (int index = 0; index < graph.output_size(); ++index)
+    func.setResultAttr(index, "tcl.name",
+                       b.getStringAttr(graph.output(index).name()));
   if (failed(verify(*module)))
     return error("the imported module does not verify (a tcl importer bug)");
   return module;

@@ -19,6 +19,9 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -91,7 +94,8 @@ llvm::Error mlir::tcl::writeObjectFile(llvm::Module &llvmModule,
 
 llvm::Error mlir::tcl::linkSharedLibrary(llvm::StringRef objectPath,
                                          llvm::StringRef libraryPath,
-                                         bool usesOpenMP) {
+                                         bool usesOpenMP,
+                                         llvm::ArrayRef<std::string> cSources) {
   llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("clang-19");
   if (!linker)
     linker = llvm::sys::findProgramByName("cc");
@@ -101,7 +105,10 @@ llvm::Error mlir::tcl::linkSharedLibrary(llvm::StringRef objectPath,
   std::string rpath = ("-Wl,-rpath," + getOpenMPRuntimeDir()).str();
   std::string libDir = ("-L" + getOpenMPRuntimeDir()).str();
   llvm::SmallVector<llvm::StringRef> args = {
-      *linker, "-shared", "-o", libraryPath, objectPath, "-lm"};
+      *linker, "-shared", "-fPIC", "-O2", "-o", libraryPath, objectPath};
+  for (const std::string &source : cSources)
+    args.push_back(source);
+  args.push_back("-lm");
   if (usesOpenMP)
     llvm::append_range(args,
                        llvm::ArrayRef<llvm::StringRef>{libDir, rpath, "-lomp"});
@@ -117,7 +124,8 @@ llvm::Error mlir::tcl::linkSharedLibrary(llvm::StringRef objectPath,
 llvm::Error mlir::tcl::emitSharedLibrary(ModuleOp module,
                                          const Platform &platform,
                                          bool usesOpenMP,
-                                         llvm::StringRef libraryPath) {
+                                         llvm::StringRef libraryPath,
+                                         llvm::StringRef cApiSource) {
   auto machine = createTargetMachine(platform);
   if (!machine)
     return machine.takeError();
@@ -132,5 +140,19 @@ llvm::Error mlir::tcl::emitSharedLibrary(ModuleOp module,
   llvm::FileRemover removeObject(objectPath);
   if (llvm::Error error = writeObjectFile(**llvmModule, **machine, objectPath))
     return error;
-  return linkSharedLibrary(objectPath, libraryPath, usesOpenMP);
+  std::vector<std::string> sources;
+  llvm::SmallString<128> sourcePath;
+  std::optional<llvm::FileRemover> removeSource;
+  if (!cApiSource.empty()) {
+    int fd;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("tcl-api", "c", fd, sourcePath))
+      return llvm::createStringError(ec, "cannot create a temporary file");
+    removeSource.emplace(sourcePath);
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << cApiSource;
+    out.close();
+    sources.push_back(std::string(sourcePath));
+  }
+  return linkSharedLibrary(objectPath, libraryPath, usesOpenMP, sources);
 }

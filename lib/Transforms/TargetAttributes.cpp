@@ -53,6 +53,12 @@ struct PrepareEntryPointsPass
                           bufferization::BufferizationDialect::kWritableAttrName,
                           b.getBoolAttr(false));
       copyReturnedArguments(func);
+      // Names of ONNX inputs and outputs served the C API; they mean
+      // nothing to LLVM.
+      for (unsigned index = 0; index < func.getNumArguments(); ++index)
+        func.removeArgAttr(index, b.getStringAttr("tcl.name"));
+      for (unsigned index = 0; index < func.getNumResults(); ++index)
+        func.removeResultAttr(index, b.getStringAttr("tcl.name"));
     }
   }
 };

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Compiles a .mlir file of linalg ops and their tcl.sched schedules, or an
-// ONNX model (imported to linalg, function @main), for a target platform. --emit selects how far: `mlir` (schedules applied), `llvm`
+// ONNX model (imported to linalg, function @tcl_forward), for a target
+// platform. --emit selects how far: `mlir` (schedules applied), `llvm`
 // (LLVM IR after -O3), `obj` (object file) or `so` (shared library). Public
 // functions get C interface wrappers `_mlir_ciface_<name>` whose results are
 // out-parameters.
@@ -16,11 +17,13 @@
 #include "tcl/Frontend/OnnxImporter.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Target/Codegen.h"
+#include "tcl/Target/ModelInterface.h"
 #include "tcl/Target/Platform.h"
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/Pipelines.h"
 #include "tcl/Transforms/TaskExtraction.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -29,6 +32,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -61,6 +65,11 @@ static llvm::cl::opt<EmitKind> emitKind(
         clEnumValN(EmitKind::Object, "obj", "an object file"),
         clEnumValN(EmitKind::SharedLibrary, "so", "a shared library")),
     llvm::cl::init(EmitKind::SharedLibrary));
+static llvm::cl::opt<std::string> apiEntry(
+    "entry",
+    llvm::cl::desc("Function that gets the C API (tcl_model_*) in .so "
+                   "output and whose header is written next to it"),
+    llvm::cl::init(tcl::kOnnxEntryName));
 static llvm::cl::opt<bool> dumpTasks(
     "dump-tasks",
     llvm::cl::desc("List the tasks (anchor + epilogue, deduplicated by "
@@ -165,6 +174,19 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  // The C API of the entry function, read before lowering changes it.
+  std::optional<tcl::ModelInterface> api;
+  if (emitKind == EmitKind::SharedLibrary &&
+      module->lookupSymbol<func::FuncOp>(apiEntry)) {
+    auto iface = tcl::ModelInterface::fromFunction(*module, apiEntry, numThreads);
+    if (!iface) {
+      llvm::errs() << "tcl-compile: " << llvm::toString(iface.takeError())
+                   << "\n";
+      return 1;
+    }
+    api = std::move(*iface);
+  }
+
   PassManager pm(&context);
   if (emitKind == EmitKind::MLIR) {
     pm.addPass(tcl::createApplySchedule());
@@ -199,8 +221,21 @@ int main(int argc, char **argv) {
   }
   if (emitKind == EmitKind::SharedLibrary) {
     if (llvm::Error error = tcl::emitSharedLibrary(
-            *module, *platform, numThreads > 1, outputFilename))
+            *module, *platform, numThreads > 1, outputFilename,
+            api ? api->getSource() : ""))
       return fail(std::move(error));
+    if (api) {
+      llvm::SmallString<128> header(outputFilename.getValue());
+      llvm::sys::path::replace_extension(header, "h");
+      std::unique_ptr<llvm::ToolOutputFile> out =
+          openOutputFile(header, &errorMessage);
+      if (!out) {
+        llvm::errs() << "tcl-compile: " << errorMessage << "\n";
+        return 1;
+      }
+      out->os() << api->getHeader();
+      out->keep();
+    }
     return 0;
   }
   auto machine = tcl::createTargetMachine(*platform);

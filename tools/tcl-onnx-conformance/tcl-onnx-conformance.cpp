@@ -87,7 +87,7 @@ Outcome runTestInProcess(const std::string &dir, std::string &message) {
     message = llvm::toString(module.takeError());
     return Outcome::Unsupported;
   }
-  auto kernel = Kernel::jit(**module, "main", LoweringOptions{});
+  auto kernel = Kernel::jit(**module, kOnnxEntryName, LoweringOptions{});
   if (!kernel) {
     message = "compile: " + llvm::toString(kernel.takeError());
     return Outcome::Fail;

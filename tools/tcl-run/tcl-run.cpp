@@ -4,15 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Compiles a function of a .mlir file (its schedules applied, defaults for
-// the rest) and runs it on seeded random inputs: checks the result against
-// the same function lowered to plain loops, then times it. With --library,
-// runs the shared library tcl-compile produced from that file instead of
-// JIT-compiling it.
+// Compiles a function of a .mlir file or an ONNX model (its schedules
+// applied, defaults for the rest) and runs it: on seeded random inputs
+// checked against the same function lowered to plain loops, or with
+// --test-data on the inputs and expected outputs of an ONNX test data set
+// (input_N.pb, output_N.pb). Then times it. With --library, runs the shared
+// library tcl-compile produced from that file instead of JIT-compiling it.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tcl/Frontend/OnnxImporter.h"
 #include "tcl/Registration/Registration.h"
+#include "tcl/Target/Codegen.h"
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Runtime/Measure.h"
 #include "tcl/Tuning/Tokenizer.h"
@@ -33,9 +36,18 @@ using namespace mlir::tcl;
 static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
                                                 llvm::cl::desc("<input.mlir>"),
                                                 llvm::cl::Required);
-static llvm::cl::opt<std::string> entry("entry",
-                                        llvm::cl::desc("Function to run"),
-                                        llvm::cl::Required);
+static llvm::cl::opt<std::string>
+    entry("entry",
+          llvm::cl::desc("Function to run (ONNX models: tcl_forward)"),
+          llvm::cl::init(kOnnxEntryName));
+static llvm::cl::opt<std::string> testData(
+    "test-data",
+    llvm::cl::desc("An ONNX test data set directory: run on its input_N.pb "
+                   "and compare with its output_N.pb"),
+    llvm::cl::init(""));
+static llvm::cl::list<std::string> inputShapes(
+    "input-shape",
+    llvm::cl::desc("Static shape of an ONNX graph input: name=1x3x224x224"));
 static llvm::cl::opt<std::string> targetName("target",
                                              llvm::cl::desc("CPU platform"),
                                              llvm::cl::init("x86-avx512"));
@@ -79,13 +91,30 @@ int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   llvm::cl::ParseCommandLineOptions(argc, argv, "tcl kernel runner\n");
 
-  auto file = llvm::MemoryBuffer::getFile(inputFilename);
-  if (!file) {
-    llvm::errs() << "tcl-run: cannot open " << inputFilename << ": "
-                 << file.getError().message() << "\n";
-    return 1;
+  std::string source;
+  if (llvm::StringRef(inputFilename).ends_with(".onnx")) {
+    // Import once; the rest works on the module's text like for .mlir.
+    OnnxImportOptions options;
+    for (const std::string &shape : inputShapes)
+      if (llvm::Error error = parseInputShape(shape, options))
+        return fail(std::move(error));
+    DialectRegistry registry;
+    registerTclDialects(registry);
+    MLIRContext context(registry);
+    auto module = importOnnxFile(inputFilename, &context, options);
+    if (!module)
+      return fail(module.takeError());
+    llvm::raw_string_ostream os(source);
+    (*module)->print(os);
+  } else {
+    auto file = llvm::MemoryBuffer::getFile(inputFilename);
+    if (!file) {
+      llvm::errs() << "tcl-run: cannot open " << inputFilename << ": "
+                   << file.getError().message() << "\n";
+      return 1;
+    }
+    source = (*file)->getBuffer().str();
   }
-  std::string source = (*file)->getBuffer().str();
 
   // The reference: plain loops, no schedules.
   auto naiveSource = stripSchedules(source);
@@ -110,12 +139,32 @@ int main(int argc, char **argv) {
     kernel.emplace(std::move(*loaded));
   }
 
-  std::vector<Buffer> inputs =
-      reference->getSignature().makeRandomInputs(/*seed=*/0);
-  std::vector<Buffer> expected = reference->getSignature().makeOutputs();
+  std::vector<Buffer> inputs, expected;
+  if (testData.empty()) {
+    inputs = reference->getSignature().makeRandomInputs(/*seed=*/0);
+    expected = reference->getSignature().makeOutputs();
+    if (llvm::Error error = reference->run(inputs, expected))
+      return fail(std::move(error));
+  } else {
+    auto read = [&](const char *prefix, size_t count,
+                    std::vector<Buffer> &buffers) -> llvm::Error {
+      for (size_t i = 0; i < count; ++i) {
+        Buffer buffer;
+        std::string path = testData + "/" + prefix + std::to_string(i) + ".pb";
+        if (llvm::Error error =
+                readOnnxTensorFile(path, buffer.shape, buffer.data))
+          return error;
+        buffers.push_back(std::move(buffer));
+      }
+      return llvm::Error::success();
+    };
+    const KernelSignature &signature = reference->getSignature();
+    if (llvm::Error error = read("input_", signature.inputs.size(), inputs))
+      return fail(std::move(error));
+    if (llvm::Error error = read("output_", signature.outputs.size(), expected))
+      return fail(std::move(error));
+  }
   std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
-  if (llvm::Error error = reference->run(inputs, expected))
-    return fail(std::move(error));
   if (llvm::Error error = kernel->run(inputs, outputs))
     return fail(std::move(error));
   double maxError = maxRelativeError(outputs, expected);
@@ -123,9 +172,12 @@ int main(int argc, char **argv) {
   llvm::outs() << "kernel @" << entry << " ("
                << (library.empty() ? "JIT" : "shared library " + library)
                << "), " << targetName << ", " << numThreads << " thread(s)\n";
-  llvm::outs() << llvm::format("check: max relative error %.2e against plain "
-                               "loops: %s\n",
-                               maxError, ok ? "ok" : "WRONG");
+  llvm::outs() << llvm::format("check: max relative error %.2e against %s: "
+                               "%s\n",
+                               maxError,
+                               testData.empty() ? "plain loops"
+                                                : "the expected outputs",
+                               ok ? "ok" : "WRONG");
   if (!ok)
     return 3;
 

@@ -86,10 +86,10 @@ TEST_F(OnnxImporterTest, ImportsAStaticModel) {
   std::string path = write(makeModel("Sigmoid", /*dynamicBatch=*/false));
   auto module = importOnnxFile(path, &context);
   ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
-  auto main = (**module).lookupSymbol<func::FuncOp>("main");
-  ASSERT_TRUE(main);
-  EXPECT_EQ(main.getFunctionType().getNumInputs(), 1u);
-  EXPECT_EQ(main.getFunctionType().getNumResults(), 1u);
+  auto forward = (**module).lookupSymbol<func::FuncOp>(kOnnxEntryName);
+  ASSERT_TRUE(forward);
+  EXPECT_EQ(forward.getFunctionType().getNumInputs(), 1u);
+  EXPECT_EQ(forward.getFunctionType().getNumResults(), 1u);
 }
 
 TEST_F(OnnxImporterTest, MissingFile) {

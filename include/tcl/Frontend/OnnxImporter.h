@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Reads an ONNX model (Debian's libonnx protobuf), runs ONNX shape
-// inference, and builds one function `@main` of linalg/tensor/arith/math ops
+// inference, and builds one function `@tcl_forward` of linalg/tensor/arith/math ops
 // on statically shaped tensors, initializers becoming constants. Bad input is
 // an llvm::Error that says what and where: an unreadable or malformed file,
 // an unsupported operator (its type and node), an unsupported attribute
@@ -26,11 +26,15 @@
 
 namespace mlir::tcl {
 
+/// The function an imported model becomes. Not `main`: compiled into a
+/// library, the function's symbol must not collide with a program's main.
+constexpr const char *kOnnxEntryName = "tcl_forward";
+
 struct OnnxImportOptions {
   /// Static shapes for graph inputs with dynamic dimensions, by input name.
   std::map<std::string, std::vector<int64_t>> inputShapes;
   /// Name of the generated function.
-  std::string functionName = "main";
+  std::string functionName = kOnnxEntryName;
 };
 
 /// Imports the ONNX model at `path` into a new module in `context`.

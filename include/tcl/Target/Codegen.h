@@ -45,15 +45,19 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
 llvm::Error writeObjectFile(llvm::Module &llvmModule,
                             llvm::TargetMachine &machine, llvm::StringRef path);
 
-/// Links `objectPath` into the shared library `libraryPath`. The library
-/// depends on libc, libm and, when `usesOpenMP`, the OpenMP runtime.
+/// Links `objectPath` (and the C sources `cSources`, compiled at -O2) into
+/// the shared library `libraryPath`. The library depends on libc, libm and,
+/// when `usesOpenMP`, the OpenMP runtime.
 llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
-                              llvm::StringRef libraryPath, bool usesOpenMP);
+                              llvm::StringRef libraryPath, bool usesOpenMP,
+                              llvm::ArrayRef<std::string> cSources = {});
 
 /// Compiles a lowered module to a shared library at `libraryPath`: LLVM IR at
 /// -O3, an object file in a temporary location, then the system linker.
+/// With `cApiSource`, that C code (see ModelInterface) is linked in too.
 llvm::Error emitSharedLibrary(ModuleOp module, const Platform &platform,
-                              bool usesOpenMP, llvm::StringRef libraryPath);
+                              bool usesOpenMP, llvm::StringRef libraryPath,
+                              llvm::StringRef cApiSource = "");
 
 /// The directory of the OpenMP runtime tcl links parallel code against.
 llvm::StringRef getOpenMPRuntimeDir();
