@@ -16,6 +16,8 @@ packages=(
   libomp-19-dev libdnnl-dev
   # ONNX import (protobuf, shape inference) and the ONNX node test suite.
   libonnx-dev libprotobuf-dev libonnx-testdata
+  # End-to-end test models are exported from PyTorch at test time.
+  python3-torch python3-torchvision python3-onnx
   # Unit tests.
   libgtest-dev
 )

@@ -1090,6 +1090,61 @@ llvm::Error convertConcat(Importer &im, const onnx::NodeProto &node) {
   return llvm::Error::success();
 }
 
+/// Gather with constant indices: slices of the data along the axis.
+llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
+  auto data = im.input(node, 0);
+  if (!data)
+    return data.takeError();
+  const ConstantData *indices = im.constant(node, 1);
+  if (!indices || indices->isFloat || indices->shape.size() > 1)
+    return error(Importer::describe(node) + ": only constant scalar or 1-D "
+                 "indices are supported");
+  llvm::ArrayRef<int64_t> ds = Importer::shapeOf(*data);
+  int64_t rank = ds.size();
+  int64_t axis = Importer::getInt(node, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return error(Importer::describe(node) + ": axis out of range");
+  SmallVector<Value> slices;
+  for (int64_t index : indices->ints) {
+    if (index < 0)
+      index += ds[axis];
+    if (index < 0 || index >= ds[axis])
+      return error(Importer::describe(node) + ": index " +
+                   std::to_string(index) + " out of range");
+    SmallVector<OpFoldResult> offsets(rank, im.b.getIndexAttr(0)), sizes,
+        strides(rank, im.b.getIndexAttr(1));
+    offsets[axis] = im.b.getIndexAttr(index);
+    SmallVector<int64_t> sliceShape(ds.begin(), ds.end());
+    sliceShape[axis] = 1;
+    for (int64_t size : sliceShape)
+      sizes.push_back(im.b.getIndexAttr(size));
+    slices.push_back(im.b.create<tensor::ExtractSliceOp>(
+        im.loc, im.f32Tensor(sliceShape), *data, offsets, sizes, strides));
+  }
+  Value result;
+  SmallVector<int64_t> shape(ds.begin(), ds.end());
+  if (indices->shape.empty()) {
+    shape.erase(shape.begin() + axis); // A scalar index drops the axis.
+    result = im.reshape(slices[0], shape);
+  } else {
+    shape[axis] = slices.size();
+    result = im.empty(shape);
+    for (auto [position, slice] : llvm::enumerate(slices)) {
+      SmallVector<OpFoldResult> offsets(rank, im.b.getIndexAttr(0)), sizes,
+          strides(rank, im.b.getIndexAttr(1));
+      offsets[axis] = im.b.getIndexAttr(position);
+      for (int64_t size : Importer::shapeOf(slice))
+        sizes.push_back(im.b.getIndexAttr(size));
+      result = im.b.create<tensor::InsertSliceOp>(im.loc, slice, result,
+                                                  offsets, sizes, strides);
+    }
+  }
+  im.define(node, result);
+  return llvm::Error::success();
+}
+
 llvm::Error convertConstant(Importer &im, const onnx::NodeProto &node) {
   const onnx::AttributeProto *value = Importer::attribute(node, "value");
   if (!value || !value->has_t())
@@ -1177,6 +1232,7 @@ const std::map<std::string, Converter> &getConverters() {
       {"Squeeze", convertReshapeLike},
       {"Unsqueeze", convertReshapeLike},
       {"Concat", convertConcat},
+      {"Gather", convertGather},
   };
   return converters;
 }

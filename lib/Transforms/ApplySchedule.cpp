@@ -42,6 +42,8 @@ static constexpr StringLiteral kMatchAttrName = "__tcl_sched_match";
 static constexpr int64_t kAnchorKey = 0;
 static constexpr int64_t kAnchorFillKey = 1;
 static constexpr int64_t kEpilogueKeyBase = 2;
+/// Largest fused epilogue tile (elements) that is vectorized as a whole.
+static constexpr int64_t kMaxFusedVectorVolume = 1 << 12;
 
 //===----------------------------------------------------------------------===//
 // Payload
@@ -91,27 +93,23 @@ mlir::tcl::findTaskInstances(ScheduleOp schedule, Operation *root) {
                   " '" + schedule.getLoopKinds() + "' but the anchor has " +
                   formatSizes(extents) + " '" + kinds + "'");
 
-    // The epilogue: tagged ops that consume the anchor's result, directly
-    // or through one another.
+    // The epilogue: the chain of tagged ops each consuming the previous
+    // result as its only user (the rule tcl-extract-tasks tags by). Tagged
+    // ops further on belong to other instances of the same task.
     TaskInstance instance{op, {}};
-    SmallVector<Operation *> worklist{op};
-    while (!worklist.empty()) {
-      Operation *producer = worklist.pop_back_val();
-      for (Operation *user : producer->getUsers()) {
-        auto tag = user->getAttrOfType<StringAttr>(kEpilogueAttrName);
-        if (!tag || tag.getValue() != schedule.getTask() ||
-            llvm::is_contained(instance.epilogue, user))
-          continue;
-        if (!isa<linalg::LinalgOp>(user) || user->getBlock() != op->getBlock())
-          return fail("epilogue op " + user->getName().getStringRef() +
-                      " must be a linalg op in the anchor's block");
-        instance.epilogue.push_back(user);
-        worklist.push_back(user);
-      }
+    for (Operation *producer = op;
+         producer->getNumResults() == 1 &&
+         producer->getResult(0).hasOneUse();) {
+      Operation *user = *producer->getResult(0).getUsers().begin();
+      auto tag = user->getAttrOfType<StringAttr>(kEpilogueAttrName);
+      if (!tag || tag.getValue() != schedule.getTask())
+        break;
+      if (!isa<linalg::LinalgOp>(user) || user->getBlock() != op->getBlock())
+        return fail("epilogue op " + user->getName().getStringRef() +
+                    " must be a linalg op in the anchor's block");
+      instance.epilogue.push_back(user);
+      producer = user;
     }
-    llvm::sort(instance.epilogue, [](Operation *lhs, Operation *rhs) {
-      return lhs->isBeforeInBlock(rhs);
-    });
     instances.push_back(std::move(instance));
   });
   if (failedCheck)
@@ -234,7 +232,10 @@ LogicalResult TransformEmitter::emitFusedTile(TileOp op,
       interchange.push_back(parallelIndex[dim]);
 
   Operation *rootOp = instance.epilogue.back();
-  auto rootLinalg = cast<linalg::LinalgOp>(rootOp);
+  auto rootLinalg = dyn_cast<linalg::LinalgOp>(rootOp);
+  if (!rootLinalg)
+    return op.emitOpError("the epilogue's last op ")
+           << rootOp->getName() << " is not a linalg op";
   if (rootLinalg.getNumLoops() != sizes.size() ||
       rootLinalg.getNumReductionLoops() != 0)
     return op.emitOpError("cannot tile the epilogue's last op ")
@@ -336,14 +337,21 @@ LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
                                    ArrayRef<int64_t>(), vectorizeExtract,
                                    ArrayRef<bool>());
   // Fused epilogue tiles have the static shape of the first tile level when
-  // it divides the domain; otherwise they stay scalar (still correct).
-  bool firstLevelEven = !fusedOps.empty();
-  if (firstLevelEven)
-    for (auto [dim, size] : llvm::enumerate(finalState.levels.front().sizes))
-      firstLevelEven &= size == 0 || (!ShapedType::isDynamic(
-                                          schedule.getExtents()[dim]) &&
-                                      schedule.getExtents()[dim] % size == 0);
-  if (firstLevelEven)
+  // it divides the domain. They are vectorized whole only when small: a
+  // large tile would unroll into thousands of vector ops (and minutes of
+  // LLVM compile time); otherwise they stay loops for LLVM to vectorize.
+  bool vectorizeFused = !fusedOps.empty();
+  int64_t fusedVolume = 1;
+  if (vectorizeFused)
+    for (auto [dim, size] : llvm::enumerate(finalState.levels.front().sizes)) {
+      int64_t extent = schedule.getExtents()[dim];
+      if (finalState.levels.front().kinds[dim] != LoopKind::Parallel)
+        continue;
+      vectorizeFused &= !ShapedType::isDynamic(extent) &&
+                        (size == 0 || extent % size == 0);
+      fusedVolume *= size == 0 ? extent : size;
+    }
+  if (vectorizeFused && fusedVolume <= kMaxFusedVectorVolume)
     for (Value fused : fusedOps)
       b.create<transform::VectorizeOp>(loc, fused, ValueRange(),
                                        ArrayRef<int64_t>(), UnitAttr(),

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# End-to-end models: exports ResNet-18, MobileNetV2 and a BERT-style encoder
+# (seeded random weights) with PyTorch, compiles each with tcl-compile to a
+# shared library and runs it on the exported input, checking the output
+# against PyTorch's. Models are cached in <build>/models.
+# Usage: bash scripts/e2e-models.sh [build dir] [model ...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build}
+shift || true
+models=("$@")
+[ ${#models[@]} -gt 0 ] || models=(resnet18 mobilenet_v2 bert_encoder)
+cache=$build_dir/models
+
+failed=0
+for model in "${models[@]}"; do
+  if [ ! -f "$cache/$model/model.onnx" ]; then
+    /usr/bin/python3 models/generate.py "$cache" "$model" >/dev/null
+  fi
+  echo "== $model"
+  "$build_dir/bin/tcl-compile" "$cache/$model/model.onnx" -o "$cache/$model/model.so"
+  if ! "$build_dir/bin/tcl-run" "$cache/$model/model.onnx" \
+      --library="$cache/$model/model.so" \
+      --test-data="$cache/$model/test_data_set_0" --repeats=3; then
+    failed=$((failed + 1))
+  fi
+done
+echo "e2e models: $((${#models[@]} - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
