@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tcl's main job, as far as the project reaches today: compile a scheduled
-# kernel (matmul + bias + ReLU, examples/matmul.mlir) to a shared library
-# and run it, checking its result against plain loops and timing it, with 1
-# and 2 threads; then the same for a kernel with no schedule at all, which
-# gets tcl's default schedule.
+# tcl's main job: compile an ONNX model (ResNet-18, exported from PyTorch
+# with seeded weights) to a shared library and run it on the exported input,
+# checking the output against PyTorch's and timing it. Then compile a
+# scheduled kernel (matmul + bias + ReLU, examples/matmul.mlir) with 1 and 2
+# threads, and a kernel with no schedule, which gets the default one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,7 +13,11 @@ bin=$build_dir/bin
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+echo "== ResNet-18: ONNX -> tcl-compile -> model.so -> tcl-run (vs PyTorch)"
+bash scripts/e2e-models.sh "$build_dir" resnet18 | grep -v "^e2e models"
+
 example=examples/matmul.mlir
+echo
 echo "== The schedule ($example)"
 sed -n '/^tcl.sched.schedule/,/^}/p' "$example"
 for threads in 1 2; do

@@ -18,6 +18,9 @@ packages=(
   libonnx-dev libprotobuf-dev libonnx-testdata
   # End-to-end test models are exported from PyTorch at test time.
   python3-torch python3-torchvision python3-onnx
+  # libtorch's BLAS (the comparison baseline): the OpenMP build of OpenBLAS,
+  # not Debian's default reference BLAS (RECIPES.md: 4-5x slower).
+  libopenblas0-openmp
   # Unit tests.
   libgtest-dev
 )

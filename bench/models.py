@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""End-to-end model benchmark: tcl (untuned, default schedules) vs libtorch.
+
+For ResNet-18, MobileNetV2 and the BERT-style encoder (models/generate.py,
+same seeded weights), with 1 and 2 threads: tcl's compile time (ONNX -> .so)
+and batch-1 latency (tcl-run, median), and PyTorch's latency on the same
+module in this process (torch.set_num_threads, OpenBLAS). Prints a table.
+
+Usage: /usr/bin/python3 bench/models.py [BUILD_DIR]
+"""
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "models"))
+import generate  # noqa: E402
+
+REPEATS = 20
+
+
+def torch_latency(name, threads):
+    make, shape = generate.MODELS[name]
+    torch.manual_seed(0)
+    model = make().eval()
+    example = torch.randn(*shape, generator=torch.Generator().manual_seed(1))
+    torch.set_num_threads(threads)
+    with torch.no_grad():
+        for _ in range(3):
+            model(example)
+        times = []
+        for _ in range(REPEATS):
+            start = time.perf_counter()
+            model(example)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def tcl(build, name, threads):
+    directory = os.path.join(build, "models", name)
+    onnx_path = os.path.join(directory, "model.onnx")
+    library = os.path.join(directory, f"model_{threads}t.so")
+    start = time.perf_counter()
+    subprocess.run([os.path.join(build, "bin", "tcl-compile"), onnx_path,
+                    f"--num-threads={threads}", "-o", library], check=True)
+    compile_seconds = time.perf_counter() - start
+    out = subprocess.run(
+        [os.path.join(build, "bin", "tcl-run"), onnx_path,
+         f"--library={library}", f"--num-threads={threads}",
+         f"--test-data={directory}/test_data_set_0", f"--repeats={REPEATS}"],
+        check=True, capture_output=True, text=True).stdout
+    median = float(re.search(r"median ([0-9.]+) ms", out).group(1))
+    ok = "ok" in re.search(r"check: .*", out).group(0)
+    return compile_seconds, median, ok
+
+
+def main():
+    build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    for name in generate.MODELS:
+        if not os.path.exists(os.path.join(build, "models", name, "model.onnx")):
+            generate.export(name, os.path.join(build, "models"))
+    blas = "OpenBLAS" if "openblas" in torch.__config__.show().lower() or \
+        os.path.exists("/usr/lib/x86_64-linux-gnu/openblas-openmp") else "BLAS"
+    print(f"End-to-end, batch 1, f32, median of {REPEATS} runs; libtorch "
+          f"{torch.__version__} ({blas}); tcl untuned (default schedules)\n")
+    print("| model | threads | tcl compile (s) | tcl latency (ms) | "
+          "libtorch latency (ms) | tcl / libtorch speed | tcl check |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    for name in generate.MODELS:
+        for threads in (1, 2):
+            compile_seconds, tcl_ms, ok = tcl(build, name, threads)
+            torch_ms = torch_latency(name, threads)
+            print(f"| {name} | {threads} | {compile_seconds:.1f} | {tcl_ms:.2f} "
+                  f"| {torch_ms:.2f} | {torch_ms / tcl_ms:.2f} | "
+                  f"{'ok' if ok else 'WRONG'} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
