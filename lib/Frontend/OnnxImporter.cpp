@@ -522,6 +522,47 @@ NamedAttribute stridesAttr(Importer &im, llvm::ArrayRef<int64_t> values,
   return im.b.getNamedAttr(name, DenseIntElementsAttr::get(type, values));
 }
 
+/// Permutes a tensor with linalg.transpose.
+Value transposeTensor(Importer &im, Value x, llvm::ArrayRef<int64_t> perm) {
+  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
+  SmallVector<int64_t> shape;
+  for (int64_t d : perm)
+    shape.push_back(xs[d]);
+  return im.b.create<linalg::TransposeOp>(im.loc, x, im.empty(shape), perm)
+      .getResult()[0];
+}
+
+/// A 4-D tensor permuted by `perm`: at import time when it is a constant
+/// (weights), else with a linalg.transpose.
+Value permuted(Importer &im, Value value, const ConstantData *constant,
+               llvm::ArrayRef<int64_t> perm) {
+  if (!constant || !constant->isFloat || constant->shape.size() != 4)
+    return transposeTensor(im, value, perm);
+  llvm::ArrayRef<int64_t> from = constant->shape;
+  std::array<int64_t, 4> to, fromStrides, index;
+  for (int d = 0; d < 4; ++d)
+    to[d] = from[perm[d]];
+  fromStrides[3] = 1;
+  for (int d = 2; d >= 0; --d)
+    fromStrides[d] = fromStrides[d + 1] * from[d + 1];
+  std::vector<float> data(constant->floats.size());
+  size_t out = 0;
+  for (index[0] = 0; index[0] < to[0]; ++index[0])
+    for (index[1] = 0; index[1] < to[1]; ++index[1])
+      for (index[2] = 0; index[2] < to[2]; ++index[2])
+        for (index[3] = 0; index[3] < to[3]; ++index[3]) {
+          int64_t offset = 0;
+          for (int d = 0; d < 4; ++d)
+            offset += index[d] * fromStrides[perm[d]];
+          data[out++] = constant->floats[offset];
+        }
+  return im.denseConstant(to, data);
+}
+
+/// ONNX convolutions are NCHW. tcl computes them channels-last (NHWC input,
+/// HWCF/HWC weights), the layout its convolution schedules vectorize well:
+/// the input is transposed in, the weights are permuted at import, and the
+/// result (with its bias) is transposed back.
 llvm::Error convertConv(Importer &im, const onnx::NodeProto &node) {
   auto x = im.input(node, 0);
   if (!x)
@@ -539,51 +580,55 @@ llvm::Error convertConv(Importer &im, const onnx::NodeProto &node) {
     return g.takeError();
   int64_t group = Importer::getInt(node, "group", 1);
   int64_t n = xs[0], c = xs[1], f = ws[0];
-  Value padded = padSpatial(im, *x, g->pads, 0.0f);
-  SmallVector<NamedAttribute> attrs = {
-      stridesAttr(im, g->strides, "strides"),
-      stridesAttr(im, g->dilations, "dilations")};
-  Value init = im.filled({n, f, g->outH, g->outW}, 0.0f);
-  Value result;
-  if (group == 1) {
-    if (ws[1] != c)
-      return error(Importer::describe(node) + ": weights " + formatShape(ws) +
-                   " do not match " + std::to_string(c) + " input channels");
-    result = im.b
-                 .create<linalg::Conv2DNchwFchwOp>(
-                     im.loc, TypeRange{init.getType()},
-                     ValueRange{padded, *w}, ValueRange{init}, attrs)
-                 .getResult(0);
-  } else if (group == c && f == c && ws[1] == 1) {
-    Value w3 = im.reshape(*w, {c, ws[2], ws[3]});
-    result = im.b
-                 .create<linalg::DepthwiseConv2DNchwChwOp>(
-                     im.loc, TypeRange{init.getType()},
-                     ValueRange{padded, w3}, ValueRange{init}, attrs)
-                 .getResult(0);
-  } else {
+  bool depthwise = group != 1 && group == c && f == c && ws[1] == 1;
+  if (group == 1 && ws[1] != c)
+    return error(Importer::describe(node) + ": weights " + formatShape(ws) +
+                 " do not match " + std::to_string(c) + " input channels");
+  if (group != 1 && !depthwise)
     return error(Importer::describe(node) + ": group=" + std::to_string(group) +
                  " with " + std::to_string(c) + " input and " +
                  std::to_string(f) +
                  " output channels is not supported (only 1 or depthwise)");
+  Value padded = padSpatial(im, *x, g->pads, 0.0f);
+  Value input = transposeTensor(im, padded, {0, 2, 3, 1});
+  SmallVector<NamedAttribute> attrs = {
+      stridesAttr(im, g->strides, "strides"),
+      stridesAttr(im, g->dilations, "dilations")};
+  Value init = im.filled({n, g->outH, g->outW, f}, 0.0f);
+  Value result;
+  if (depthwise) {
+    // [C, 1, KH, KW] -> [KH, KW, 1, C] -> [KH, KW, C]
+    Value weights = im.reshape(
+        permuted(im, *w, im.constant(node, 1), {2, 3, 1, 0}),
+        {ws[2], ws[3], c});
+    result = im.b
+                 .create<linalg::DepthwiseConv2DNhwcHwcOp>(
+                     im.loc, TypeRange{init.getType()},
+                     ValueRange{input, weights}, ValueRange{init}, attrs)
+                 .getResult(0);
+  } else {
+    // [F, C, KH, KW] -> [KH, KW, C, F]
+    Value weights = permuted(im, *w, im.constant(node, 1), {2, 3, 1, 0});
+    result = im.b
+                 .create<linalg::Conv2DNhwcHwcfOp>(
+                     im.loc, TypeRange{init.getType()},
+                     ValueRange{input, weights}, ValueRange{init}, attrs)
+                 .getResult(0);
   }
   if (im.hasInput(node, 2)) {
     auto bias = im.input(node, 2);
     if (!bias)
       return bias.takeError();
-    MLIRContext *ctx = im.b.getContext();
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
-    AffineMap channel = AffineMap::get(4, 0, {im.b.getAffineDimExpr(1)}, ctx);
-    result = im.generic({result, *bias}, im.empty({n, f, g->outH, g->outW}),
-                        {identity, channel, identity},
-                        SmallVector<utils::IteratorType>(
-                            4, utils::IteratorType::parallel),
-                        [](OpBuilder &b, Location loc, ValueRange args) {
-                          return b.create<arith::AddFOp>(loc, args[0], args[1])
-                              .getResult();
-                        });
+    // Channels last: the bias broadcasts along the innermost dimension.
+    auto biased = im.elementwise(
+        node, {result, *bias}, [](OpBuilder &b, Location loc, ValueRange args) {
+          return b.create<arith::AddFOp>(loc, args[0], args[1]).getResult();
+        });
+    if (!biased)
+      return biased.takeError();
+    result = *biased;
   }
-  im.define(node, result);
+  im.define(node, transposeTensor(im, result, {0, 3, 1, 2}));
   return llvm::Error::success();
 }
 
