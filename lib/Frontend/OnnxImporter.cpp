@@ -179,6 +179,14 @@ public:
   void define(const onnx::NodeProto &node, Value value, int index = 0) {
     values[node.output(index)] = value;
   }
+  /// Defines the node's output from a converter's result, or passes its
+  /// error on.
+  llvm::Error define(const onnx::NodeProto &node, llvm::Expected<Value> value) {
+    if (!value)
+      return value.takeError();
+    define(node, *value);
+    return llvm::Error::success();
+  }
 
   static std::string describe(const onnx::NodeProto &node) {
     return node.op_type() + " node '" +
@@ -350,11 +358,16 @@ Converter unary(std::function<Value(OpBuilder &, Location, Value)> fn) {
                                                  ValueRange args) {
       return fn(b, loc, args[0]);
     });
-    if (!result)
-      return result.takeError();
-    im.define(node, *result);
-    return llvm::Error::success();
+    return im.define(node, std::move(result));
   };
+}
+
+/// Unary ops that are one MLIR op.
+template <typename OpTy>
+Converter unaryOp() {
+  return unary([](OpBuilder &b, Location loc, Value x) {
+    return b.create<OpTy>(loc, x).getResult();
+  });
 }
 
 /// Binary ops, and variadic ones (Max, Min, Sum) folded left to right.
@@ -375,10 +388,7 @@ Converter binary() {
             acc = b.create<OpTy>(loc, acc, next);
           return acc;
         });
-    if (!result)
-      return result.takeError();
-    im.define(node, *result);
-    return llvm::Error::success();
+    return im.define(node, std::move(result));
   };
 }
 
@@ -425,10 +435,7 @@ llvm::Error convertClip(Importer &im, const onnx::NodeProto &node) {
           v = b.create<arith::MinimumFOp>(loc, v, high);
         return v;
       });
-  if (!result)
-    return result.takeError();
-  im.define(node, *result);
-  return llvm::Error::success();
+  return im.define(node, std::move(result));
 }
 
 /// Spatial padding [begin..., end...] of a 2-D window op (Conv, pools).
@@ -689,10 +696,7 @@ llvm::Error convertPool(Importer &im, const onnx::NodeProto &node, bool max) {
       node, {result, divisor}, [](OpBuilder &b, Location loc, ValueRange args) {
         return b.create<arith::DivFOp>(loc, args[0], args[1]).getResult();
       });
-  if (!divided)
-    return divided.takeError();
-  im.define(node, *divided);
-  return llvm::Error::success();
+  return im.define(node, std::move(divided));
 }
 
 /// Sum of `x` over `axes` (sorted), keeping them as size-1 dims if `keep`.
@@ -735,10 +739,7 @@ llvm::Error divideBy(Importer &im, const onnx::NodeProto &node, Value value,
       node, {value}, [scale](OpBuilder &b, Location loc, ValueRange args) {
         return b.create<arith::DivFOp>(loc, args[0], scale).getResult();
       });
-  if (!result)
-    return result.takeError();
-  im.define(node, *result);
-  return llvm::Error::success();
+  return im.define(node, std::move(result));
 }
 
 llvm::Error convertGlobalAveragePool(Importer &im,
@@ -838,10 +839,7 @@ llvm::Error convertBatchNorm(Importer &im, const onnx::NodeProto &node) {
             loc, b.create<arith::MulFOp>(loc, centered, args[1]), deviation);
         return b.create<arith::AddFOp>(loc, normalized, args[2]).getResult();
       });
-  if (!result)
-    return result.takeError();
-  im.define(node, *result);
-  return llvm::Error::success();
+  return im.define(node, std::move(result));
 }
 
 Value transpose2D(Importer &im, Value x) {
@@ -912,10 +910,7 @@ llvm::Error convertGemm(Importer &im, const onnx::NodeProto &node) {
         }
         return v;
       });
-  if (!result)
-    return result.takeError();
-  im.define(node, *result);
-  return llvm::Error::success();
+  return im.define(node, std::move(result));
 }
 
 llvm::Error convertMatMul(Importer &im, const onnx::NodeProto &node) {
@@ -1228,27 +1223,13 @@ const std::map<std::string, Converter> &getConverters() {
          return b.create<arith::DivFOp>(loc, one,
                                         b.create<arith::AddFOp>(loc, one, e));
        }))},
-      {"Tanh", unary(M([](OpBuilder &b, Location loc, Value x) {
-         return b.create<math::TanhOp>(loc, x);
-       }))},
-      {"Sqrt", unary(M([](OpBuilder &b, Location loc, Value x) {
-         return b.create<math::SqrtOp>(loc, x);
-       }))},
-      {"Exp", unary(M([](OpBuilder &b, Location loc, Value x) {
-         return b.create<math::ExpOp>(loc, x);
-       }))},
-      {"Log", unary(M([](OpBuilder &b, Location loc, Value x) {
-         return b.create<math::LogOp>(loc, x);
-       }))},
-      {"Erf", unary(M([](OpBuilder &b, Location loc, Value x) {
-         return b.create<math::ErfOp>(loc, x);
-       }))},
-      {"Abs", unary(M([](OpBuilder &b, Location loc, Value x) {
-         return b.create<math::AbsFOp>(loc, x);
-       }))},
-      {"Neg", unary(M([](OpBuilder &b, Location loc, Value x) {
-         return b.create<arith::NegFOp>(loc, x);
-       }))},
+      {"Tanh", unaryOp<math::TanhOp>()},
+      {"Sqrt", unaryOp<math::SqrtOp>()},
+      {"Exp", unaryOp<math::ExpOp>()},
+      {"Log", unaryOp<math::LogOp>()},
+      {"Erf", unaryOp<math::ErfOp>()},
+      {"Abs", unaryOp<math::AbsFOp>()},
+      {"Neg", unaryOp<arith::NegFOp>()},
       {"Add", binary<arith::AddFOp>()},
       {"Sub", binary<arith::SubFOp>()},
       {"Mul", binary<arith::MulFOp>()},
