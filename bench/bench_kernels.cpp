@@ -101,10 +101,10 @@ std::string matmulSource(int64_t m, int64_t n, int64_t k) {
   std::string a = shape({m, k}), b = shape({k, n}), c = shape({m, n});
   return "func.func @f(%a: " + a + ", %b: " + b + ") -> " + c +
          " {\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " +
-         c + "\n  %c = linalg.fill ins(%zero : f32) outs(%e : " + c +
-         ") -> " + c + "\n  %0 = linalg.matmul {tcl.task = \"t\"} ins(%a, %b : " +
-         a + ", " + b + ") outs(%c : " + c + ") -> " + c +
-         "\n  return %0 : " + c + "\n}\n";
+         c + "\n  %c = linalg.fill ins(%zero : f32) outs(%e : " + c + ") -> " +
+         c + "\n  %0 = linalg.matmul {tcl.task = \"t\"} ins(%a, %b : " + a +
+         ", " + b + ") outs(%c : " + c + ") -> " + c + "\n  return %0 : " + c +
+         "\n}\n";
 }
 
 std::string schedule(std::string anchor, std::vector<int64_t> extents,
@@ -148,8 +148,8 @@ Workload matmul(int64_t m, int64_t n, int64_t k, unsigned threads) {
   }
   // GotoBLAS order: for each B panel (kc x nc, packed once and reused by all
   // row tiles), stream row tiles of A.
-  p.push_back("tile [" + std::to_string(mc) + ", " + std::to_string(nc) +
-              ", " + std::to_string(kc) + "]");
+  p.push_back("tile [" + std::to_string(mc) + ", " + std::to_string(nc) + ", " +
+              std::to_string(kc) + "]");
   p.push_back("interchange [1, 2, 0]");
   p.push_back("pad [1] hoist 1");
   p.push_back("tile [8, 32, 1]");
@@ -181,23 +181,25 @@ Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
   int64_t outC = depthwise ? c : f;
   w.flops = 2.0 * outHW * outHW * outC * kernel * kernel * (depthwise ? 1 : c);
   std::string in = shape({1, paddedHW, paddedHW, c});
-  std::string wt = depthwise ? shape({kernel, kernel, c})
-                             : shape({kernel, kernel, c, f});
+  std::string wt =
+      depthwise ? shape({kernel, kernel, c}) : shape({kernel, kernel, c, f});
   std::string out = shape({1, outHW, outHW, outC});
   std::string op = depthwise ? "linalg.depthwise_conv_2d_nhwc_hwc"
                              : "linalg.conv_2d_nhwc_hwcf";
   std::string s = std::to_string(stride);
-  w.source = "func.func @f(%in: " + in + ", %w: " + wt + ") -> " + out +
-             " {\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " +
-             out + "\n  %o = linalg.fill ins(%zero : f32) outs(%e : " + out +
-             ") -> " + out + "\n  %0 = " + op +
-             " {tcl.task = \"t\", dilations = dense<1> : tensor<2xi64>, "
-             "strides = dense<" + s + "> : tensor<2xi64>} ins(%in, %w : " + in +
-             ", " + wt + ") outs(%o : " + out + ") -> " + out +
-             "\n  return %0 : " + out + "\n}\n";
+  w.source =
+      "func.func @f(%in: " + in + ", %w: " + wt + ") -> " + out +
+      " {\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " + out +
+      "\n  %o = linalg.fill ins(%zero : f32) outs(%e : " + out + ") -> " + out +
+      "\n  %0 = " + op +
+      " {tcl.task = \"t\", dilations = dense<1> : tensor<2xi64>, "
+      "strides = dense<" +
+      s + "> : tensor<2xi64>} ins(%in, %w : " + in + ", " + wt +
+      ") outs(%o : " + out + ") -> " + out + "\n  return %0 : " + out + "\n}\n";
   // Hand schedule: a wider output tile (16 columns when they divide) and
   // 4 input channels per step.
-  int64_t cols = outHW % 16 == 0 ? 16 : (outHW % 8 == 0 ? 8 : (outHW % 7 == 0 ? 7 : 1));
+  int64_t cols =
+      outHW % 16 == 0 ? 16 : (outHW % 8 == 0 ? 8 : (outHW % 7 == 0 ? 7 : 1));
   std::vector<std::string> p;
   if (threads > 1) {
     p.push_back("tile [0, " + std::to_string(ceilDiv(outHW, threads)) +
@@ -212,8 +214,8 @@ Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
     p.push_back("hoist_accumulators");
     p.push_back("unroll level " + std::to_string(threads > 1 ? 1 : 0) +
                 " dim 4 by " + std::to_string(kernel));
-    w.handSchedule = schedule(op, {1, outHW, outHW, c, kernel, kernel},
-                              "pppprr", p);
+    w.handSchedule =
+        schedule(op, {1, outHW, outHW, c, kernel, kernel}, "pppprr", p);
   } else {
     int64_t fc = largestDivisor(f, 32);
     int64_t cc = c % 4 == 0 ? 4 : 1;
@@ -222,8 +224,8 @@ Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
     p.push_back("decompose");
     p.push_back("vectorize");
     p.push_back("hoist_accumulators");
-    w.handSchedule = schedule(op, {1, outHW, outHW, f, kernel, kernel, c},
-                              "pppprrr", p);
+    w.handSchedule =
+        schedule(op, {1, outHW, outHW, f, kernel, kernel, c}, "pppprrr", p);
   }
   w.oneDNN = [=](const std::vector<Buffer> &inputs, std::vector<float> &result,
                  std::function<void(std::function<void()>)> time) {
@@ -303,34 +305,35 @@ int main(int argc, char **argv) {
   workloads.push_back({matmul(128, 3072, 768, threads), 0});
   workloads.push_back({matmul(128, 768, 3072, threads), 0});
   // ResNet-18 convolutions (NHWC, batch 1).
-  workloads.push_back({conv("r18 conv1 7x7/2 3->64 @224", 224, 3, 64, 7, 2, 3,
-                            false, threads), 3});
-  workloads.push_back({conv("r18 3x3 64->64 @56", 56, 64, 64, 3, 1, 1, false,
-                            threads), 1});
-  workloads.push_back({conv("r18 3x3/2 64->128 @56", 56, 64, 128, 3, 2, 1,
-                            false, threads), 1});
-  workloads.push_back({conv("r18 1x1/2 64->128 @56", 56, 64, 128, 1, 2, 0,
-                            false, threads), 0});
-  workloads.push_back({conv("r18 3x3 256->256 @14", 14, 256, 256, 3, 1, 1,
-                            false, threads), 1});
-  workloads.push_back({conv("r18 3x3 512->512 @7", 7, 512, 512, 3, 1, 1, false,
-                            threads), 1});
+  workloads.push_back(
+      {conv("r18 conv1 7x7/2 3->64 @224", 224, 3, 64, 7, 2, 3, false, threads),
+       3});
+  workloads.push_back(
+      {conv("r18 3x3 64->64 @56", 56, 64, 64, 3, 1, 1, false, threads), 1});
+  workloads.push_back(
+      {conv("r18 3x3/2 64->128 @56", 56, 64, 128, 3, 2, 1, false, threads), 1});
+  workloads.push_back(
+      {conv("r18 1x1/2 64->128 @56", 56, 64, 128, 1, 2, 0, false, threads), 0});
+  workloads.push_back(
+      {conv("r18 3x3 256->256 @14", 14, 256, 256, 3, 1, 1, false, threads), 1});
+  workloads.push_back(
+      {conv("r18 3x3 512->512 @7", 7, 512, 512, 3, 1, 1, false, threads), 1});
   // MobileNetV2 depthwise convolutions.
-  workloads.push_back({conv("mbv2 dw 3x3 32 @112", 112, 32, 32, 3, 1, 1, true,
-                            threads), 1});
-  workloads.push_back({conv("mbv2 dw 3x3/2 96 @112", 112, 96, 96, 3, 2, 1,
-                            true, threads), 1});
-  workloads.push_back({conv("mbv2 dw 3x3 144 @56", 56, 144, 144, 3, 1, 1, true,
-                            threads), 1});
-  workloads.push_back({conv("mbv2 dw 3x3 384 @14", 14, 384, 384, 3, 1, 1, true,
-                            threads), 1});
+  workloads.push_back(
+      {conv("mbv2 dw 3x3 32 @112", 112, 32, 32, 3, 1, 1, true, threads), 1});
+  workloads.push_back(
+      {conv("mbv2 dw 3x3/2 96 @112", 112, 96, 96, 3, 2, 1, true, threads), 1});
+  workloads.push_back(
+      {conv("mbv2 dw 3x3 144 @56", 56, 144, 144, 3, 1, 1, true, threads), 1});
+  workloads.push_back(
+      {conv("mbv2 dw 3x3 384 @14", 14, 384, 384, 3, 1, 1, true, threads), 1});
 
   double peak = measurePeak(threads);
   std::printf("tcl kernel benchmark: %u thread(s), f32, median of %u runs "
               "after %u warm-up runs\n",
               threads, kRepeats, kWarmup);
-  std::printf("measured FMA peak: %.1f GFLOP/s (zmm FMA, %u core(s))\n\n",
-              peak, threads);
+  std::printf("measured FMA peak: %.1f GFLOP/s (zmm FMA, %u core(s))\n\n", peak,
+              threads);
   std::printf("| workload | GFLOP | tcl default | tcl hand | oneDNN | best tcl "
               "%% peak | tcl/oneDNN | max rel err |\n");
   std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
@@ -366,16 +369,17 @@ int main(int argc, char **argv) {
         defaultKernel->getSignature().makeRandomInputs(/*seed=*/1);
     if (pad > 0)
       zeroBorder(inputs[0], pad);
-    std::vector<Buffer> outDefault = defaultKernel->getSignature().makeOutputs();
+    std::vector<Buffer> outDefault =
+        defaultKernel->getSignature().makeOutputs();
     std::vector<Buffer> outHand = handKernel->getSignature().makeOutputs();
     settle();
     row.defaultGflops = gflops(timeRuns(
         [&] { llvm::consumeError(defaultKernel->run(inputs, outDefault)); },
         kWarmup, kRepeats, false));
     settle();
-    row.handGflops = gflops(timeRuns(
-        [&] { llvm::consumeError(handKernel->run(inputs, outHand)); }, kWarmup,
-        kRepeats, false));
+    row.handGflops = gflops(
+        timeRuns([&] { llvm::consumeError(handKernel->run(inputs, outHand)); },
+                 kWarmup, kRepeats, false));
     std::vector<float> reference;
     workload.oneDNN(inputs, reference, [&](std::function<void()> run) {
       settle();

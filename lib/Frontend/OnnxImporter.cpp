@@ -58,8 +58,8 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape) {
 /// Values of an initializer or Constant node: floats or integers.
 struct ConstantData {
   std::vector<int64_t> shape;
-  std::vector<float> floats;  // for float tensors
-  std::vector<int64_t> ints;  // for integer tensors
+  std::vector<float> floats; // for float tensors
+  std::vector<int64_t> ints; // for integer tensors
   bool isFloat = true;
   int64_t size() const {
     return std::accumulate(shape.begin(), shape.end(), int64_t(1),
@@ -93,7 +93,8 @@ llvm::Expected<ConstantData> readTensor(const onnx::TensorProto &tensor) {
       if (llvm::Error e = fromRaw(float(), data.floats))
         return std::move(e);
     } else {
-      data.floats.assign(tensor.float_data().begin(), tensor.float_data().end());
+      data.floats.assign(tensor.float_data().begin(),
+                         tensor.float_data().end());
     }
     break;
   case onnx::TensorProto::DOUBLE: {
@@ -133,9 +134,9 @@ llvm::Expected<ConstantData> readTensor(const onnx::TensorProto &tensor) {
                  std::to_string(tensor.data_type()) +
                  "; tcl reads float, double, int32 and int64 tensors");
   }
-  if ((int64_t)(data.isFloat ? data.floats.size() : data.ints.size()) !=
-      count)
-    return error("tensor '" + tensor.name() + "' has the wrong number of "
+  if ((int64_t)(data.isFloat ? data.floats.size() : data.ints.size()) != count)
+    return error("tensor '" + tensor.name() +
+                 "' has the wrong number of "
                  "elements");
   return data;
 }
@@ -145,7 +146,8 @@ llvm::Expected<ConstantData> readTensor(const onnx::TensorProto &tensor) {
 //===----------------------------------------------------------------------===//
 
 class Importer;
-using Converter = std::function<llvm::Error(Importer &, const onnx::NodeProto &)>;
+using Converter =
+    std::function<llvm::Error(Importer &, const onnx::NodeProto &)>;
 
 class Importer {
 public:
@@ -236,8 +238,8 @@ public:
   Value denseConstant(llvm::ArrayRef<int64_t> shape,
                       llvm::ArrayRef<float> data) {
     auto type = f32Tensor(shape);
-    return b.create<arith::ConstantOp>(
-        loc, type, DenseElementsAttr::get(type, data));
+    return b.create<arith::ConstantOp>(loc, type,
+                                       DenseElementsAttr::get(type, data));
   }
   Value filled(llvm::ArrayRef<int64_t> shape, float value) {
     Value empty = b.create<tensor::EmptyOp>(loc, shape, b.getF32Type());
@@ -290,8 +292,8 @@ llvm::Expected<Value> Importer::elementwise(
       if (in[i] == out || in[i] == 1)
         continue;
       if (out != 1)
-        return error(describe(node) + ": shapes " + formatShape(in) +
-                     " and " + formatShape(shape) + " do not broadcast");
+        return error(describe(node) + ": shapes " + formatShape(in) + " and " +
+                     formatShape(shape) + " do not broadcast");
       out = in[i];
     }
   }
@@ -301,9 +303,8 @@ llvm::Expected<Value> Importer::elementwise(
     SmallVector<AffineExpr> exprs;
     for (size_t i = 0; i < in.size(); ++i) {
       size_t dim = rank - in.size() + i;
-      exprs.push_back(in[i] == 1 && shape[dim] != 1
-                          ? b.getAffineConstantExpr(0)
-                          : b.getAffineDimExpr(dim));
+      exprs.push_back(in[i] == 1 && shape[dim] != 1 ? b.getAffineConstantExpr(0)
+                                                    : b.getAffineDimExpr(dim));
     }
     maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
   }
@@ -324,14 +325,13 @@ Value Importer::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
     SmallVector<ReassociationIndices> all(1);
     for (size_t i = 0; i < from.size(); ++i)
       all[0].push_back(i);
-    flat = from.empty()
-               ? b.create<tensor::ExpandShapeOp>(
-                      loc, f32Tensor({1}), value,
-                      SmallVector<ReassociationIndices>{})
-                     .getResult()
-               : b.create<tensor::CollapseShapeOp>(loc, f32Tensor({count}),
-                                                   value, all)
-                     .getResult();
+    flat = from.empty() ? b.create<tensor::ExpandShapeOp>(
+                               loc, f32Tensor({1}), value,
+                               SmallVector<ReassociationIndices>{})
+                              .getResult()
+                        : b.create<tensor::CollapseShapeOp>(
+                               loc, f32Tensor({count}), value, all)
+                              .getResult();
   }
   if (shape.size() == 1)
     return flat;
@@ -354,25 +354,23 @@ Converter unary(std::function<Value(OpBuilder &, Location, Value)> fn) {
     auto x = im.input(node, 0);
     if (!x)
       return x.takeError();
-    auto result = im.elementwise(node, {*x}, [&](OpBuilder &b, Location loc,
-                                                 ValueRange args) {
-      return fn(b, loc, args[0]);
-    });
+    auto result = im.elementwise(
+        node, {*x}, [&](OpBuilder &b, Location loc, ValueRange args) {
+          return fn(b, loc, args[0]);
+        });
     return im.define(node, std::move(result));
   };
 }
 
 /// Unary ops that are one MLIR op.
-template <typename OpTy>
-Converter unaryOp() {
+template <typename OpTy> Converter unaryOp() {
   return unary([](OpBuilder &b, Location loc, Value x) {
     return b.create<OpTy>(loc, x).getResult();
   });
 }
 
 /// Binary ops, and variadic ones (Max, Min, Sum) folded left to right.
-template <typename OpTy>
-Converter binary() {
+template <typename OpTy> Converter binary() {
   return [](Importer &im, const onnx::NodeProto &node) -> llvm::Error {
     std::vector<Value> inputs;
     for (int i = 0; i < node.input_size(); ++i) {
@@ -454,9 +452,9 @@ windowPads(const onnx::NodeProto &node, llvm::ArrayRef<int64_t> inputHW,
   } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
     for (int i = 0; i < 2; ++i) {
       int64_t out = (inputHW[i] + strides[i] - 1) / strides[i];
-      int64_t total = std::max<int64_t>(
-          0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 -
-                 inputHW[i]);
+      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] +
+                                               (kernel[i] - 1) * dilations[i] +
+                                               1 - inputHW[i]);
       int64_t small = total / 2;
       pads[i] = autoPad == "SAME_UPPER" ? small : total - small;
       pads[i + 2] = total - pads[i];
@@ -496,8 +494,10 @@ llvm::Expected<WindowGeometry> windowGeometry(const onnx::NodeProto &node,
                                               llvm::ArrayRef<int64_t> xShape,
                                               std::vector<int64_t> kernel) {
   if (xShape.size() != 4)
-    return error(Importer::describe(node) + ": only 2-D windows (4-D NCHW "
-                 "inputs) are supported, got " + formatShape(xShape));
+    return error(Importer::describe(node) +
+                 ": only 2-D windows (4-D NCHW "
+                 "inputs) are supported, got " +
+                 formatShape(xShape));
   WindowGeometry g;
   g.kernel = kernel;
   g.strides = Importer::getInts(node, "strides", {1, 1});
@@ -505,8 +505,8 @@ llvm::Expected<WindowGeometry> windowGeometry(const onnx::NodeProto &node,
   if (g.kernel.size() != 2 || g.strides.size() != 2 || g.dilations.size() != 2)
     return error(Importer::describe(node) +
                  ": kernel, strides and dilations must have 2 entries");
-  auto pads = windowPads(node, xShape.drop_front(2), g.kernel, g.strides,
-                         g.dilations);
+  auto pads =
+      windowPads(node, xShape.drop_front(2), g.kernel, g.strides, g.dilations);
   if (!pads)
     return pads.takeError();
   g.pads = *pads;
@@ -519,7 +519,7 @@ llvm::Expected<WindowGeometry> windowGeometry(const onnx::NodeProto &node,
   g.outW = out(1);
   if (g.outH <= 0 || g.outW <= 0)
     return error(Importer::describe(node) + ": the window is larger than the "
-                 "padded input");
+                                            "padded input");
   return g;
 }
 
@@ -577,12 +577,13 @@ llvm::Error convertConv(Importer &im, const onnx::NodeProto &node) {
   auto w = im.input(node, 1);
   if (!w)
     return w.takeError();
-  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(*x), ws = Importer::shapeOf(*w);
+  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(*x),
+                          ws = Importer::shapeOf(*w);
   if (ws.size() != 4)
     return error(Importer::describe(node) +
                  ": only 2-D convolutions are supported");
-  auto g = windowGeometry(node, xs, Importer::getInts(node, "kernel_shape",
-                                                      {ws[2], ws[3]}));
+  auto g = windowGeometry(
+      node, xs, Importer::getInts(node, "kernel_shape", {ws[2], ws[3]}));
   if (!g)
     return g.takeError();
   int64_t group = Importer::getInt(node, "group", 1);
@@ -605,19 +606,17 @@ llvm::Error convertConv(Importer &im, const onnx::NodeProto &node) {
   Value result;
   if (depthwise) {
     // [C, 1, KH, KW] -> [KH, KW, 1, C] -> [KH, KW, C]
-    Value weights = im.reshape(
-        permuted(im, *w, im.constant(node, 1), {2, 3, 1, 0}),
-        {ws[2], ws[3], c});
-    result = im.b
-                 .create<linalg::DepthwiseConv2DNhwcHwcOp>(
+    Value weights =
+        im.reshape(permuted(im, *w, im.constant(node, 1), {2, 3, 1, 0}),
+                   {ws[2], ws[3], c});
+    result = im.b.create<linalg::DepthwiseConv2DNhwcHwcOp>(
                      im.loc, TypeRange{init.getType()},
                      ValueRange{input, weights}, ValueRange{init}, attrs)
                  .getResult(0);
   } else {
     // [F, C, KH, KW] -> [KH, KW, C, F]
     Value weights = permuted(im, *w, im.constant(node, 1), {2, 3, 1, 0});
-    result = im.b
-                 .create<linalg::Conv2DNhwcHwcfOp>(
+    result = im.b.create<linalg::Conv2DNhwcHwcfOp>(
                      im.loc, TypeRange{init.getType()},
                      ValueRange{input, weights}, ValueRange{init}, attrs)
                  .getResult(0);
@@ -647,7 +646,7 @@ llvm::Error convertPool(Importer &im, const onnx::NodeProto &node, bool max) {
     return error(Importer::describe(node) + ": ceil_mode=1 is not supported");
   if (node.output_size() > 1 && !node.output(1).empty())
     return error(Importer::describe(node) + ": the Indices output is not "
-                 "supported");
+                                            "supported");
   llvm::ArrayRef<int64_t> xs = Importer::shapeOf(*x);
   auto g = windowGeometry(node, xs, Importer::getInts(node, "kernel_shape"));
   if (!g)
@@ -662,16 +661,14 @@ llvm::Error convertPool(Importer &im, const onnx::NodeProto &node, bool max) {
   Value init = im.filled(outShape, padValue);
   Value result;
   if (max) {
-    result = im.b
-                 .create<linalg::PoolingNchwMaxOp>(
+    result = im.b.create<linalg::PoolingNchwMaxOp>(
                      im.loc, TypeRange{init.getType()},
                      ValueRange{padded, window}, ValueRange{init}, attrs)
                  .getResult(0);
     im.define(node, result);
     return llvm::Error::success();
   }
-  result = im.b
-               .create<linalg::PoolingNchwSumOp>(
+  result = im.b.create<linalg::PoolingNchwSumOp>(
                    im.loc, TypeRange{init.getType()},
                    ValueRange{padded, window}, ValueRange{init}, attrs)
                .getResult(0);
@@ -790,7 +787,8 @@ llvm::Error convertBatchNorm(Importer &im, const onnx::NodeProto &node) {
     return x.takeError();
   if (Importer::getInt(node, "training_mode", 0) != 0 ||
       (node.output_size() > 1 && !node.output(1).empty()))
-    return error(Importer::describe(node) + ": training mode (running "
+    return error(Importer::describe(node) +
+                 ": training mode (running "
                  "statistics outputs) is not supported");
   float epsilon = Importer::getFloat(node, "epsilon", 1e-5f);
   llvm::ArrayRef<int64_t> xs = Importer::shapeOf(*x);
@@ -800,8 +798,9 @@ llvm::Error convertBatchNorm(Importer &im, const onnx::NodeProto &node) {
   // Parameters become [C, 1, ..., 1] so they broadcast over [N, C, ...].
   std::vector<int64_t> paramShape(xs.size() - 1, 1);
   paramShape[0] = c;
-  const ConstantData *scale = im.constant(node, 1), *bias = im.constant(node, 2),
-                     *mean = im.constant(node, 3), *var = im.constant(node, 4);
+  const ConstantData *scale = im.constant(node, 1),
+                     *bias = im.constant(node, 2), *mean = im.constant(node, 3),
+                     *var = im.constant(node, 4);
   std::vector<Value> inputs = {*x};
   bool folded = scale && bias && mean && var;
   if (folded) {
@@ -831,7 +830,8 @@ llvm::Error convertBatchNorm(Importer &im, const onnx::NodeProto &node) {
           return b.create<arith::AddFOp>(loc, scaled, args[2]).getResult();
         }
         // (x - mean) * scale / sqrt(var + epsilon) + bias
-        Value eps = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(epsilon));
+        Value eps =
+            b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(epsilon));
         Value centered = b.create<arith::SubFOp>(loc, args[0], args[3]);
         Value deviation = b.create<math::SqrtOp>(
             loc, b.create<arith::AddFOp>(loc, args[4], eps));
@@ -870,17 +870,14 @@ llvm::Error convertGemm(Importer &im, const onnx::NodeProto &node) {
   if (rk != k)
     return error(Importer::describe(node) + ": inner dimensions differ");
   Value init = im.filled({m, n}, 0.0f);
-  Value product =
-      transB ? im.b
-                   .create<linalg::MatmulTransposeBOp>(
-                       im.loc, TypeRange{init.getType()},
-                       ValueRange{lhs, rhs}, ValueRange{init})
-                   .getResult(0)
-             : im.b
-                   .create<linalg::MatmulOp>(im.loc, TypeRange{init.getType()},
-                                             ValueRange{lhs, rhs},
-                                             ValueRange{init})
-                   .getResult(0);
+  Value product = transB ? im.b.create<linalg::MatmulTransposeBOp>(
+                                   im.loc, TypeRange{init.getType()},
+                                   ValueRange{lhs, rhs}, ValueRange{init})
+                               .getResult(0)
+                         : im.b.create<linalg::MatmulOp>(
+                                   im.loc, TypeRange{init.getType()},
+                                   ValueRange{lhs, rhs}, ValueRange{init})
+                               .getResult(0);
   float alpha = Importer::getFloat(node, "alpha", 1.0f);
   float beta = Importer::getFloat(node, "beta", 1.0f);
   std::vector<Value> inputs = {product};
@@ -899,7 +896,8 @@ llvm::Error convertGemm(Importer &im, const onnx::NodeProto &node) {
         Value v = args[0];
         if (alpha != 1.0f)
           v = b.create<arith::MulFOp>(
-              loc, v, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(alpha)));
+              loc, v,
+              b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(alpha)));
         if (args.size() > 2) {
           Value c = args[1];
           if (beta != 1.0f)
@@ -920,18 +918,18 @@ llvm::Error convertMatMul(Importer &im, const onnx::NodeProto &node) {
   auto bm = im.input(node, 1);
   if (!bm)
     return bm.takeError();
-  llvm::ArrayRef<int64_t> as = Importer::shapeOf(*a), bs = Importer::shapeOf(*bm);
+  llvm::ArrayRef<int64_t> as = Importer::shapeOf(*a),
+                          bs = Importer::shapeOf(*bm);
   if (as.size() >= 2 && bs.size() == 2 && as.back() == bs[0]) {
     // [..., M, K] x [K, N]: fold the leading dims into M.
     int64_t rows = std::accumulate(as.begin(), as.end() - 1, int64_t(1),
                                    std::multiplies<int64_t>());
     Value lhs = im.reshape(*a, {rows, as.back()});
     Value init = im.filled({rows, bs[1]}, 0.0f);
-    Value product = im.b
-                        .create<linalg::MatmulOp>(
-                            im.loc, TypeRange{init.getType()},
-                            ValueRange{lhs, *bm}, ValueRange{init})
-                        .getResult(0);
+    Value product =
+        im.b.create<linalg::MatmulOp>(im.loc, TypeRange{init.getType()},
+                                      ValueRange{lhs, *bm}, ValueRange{init})
+            .getResult(0);
     SmallVector<int64_t> shape(as.begin(), as.end() - 1);
     shape.push_back(bs[1]);
     im.define(node, im.reshape(product, shape));
@@ -945,8 +943,7 @@ llvm::Error convertMatMul(Importer &im, const onnx::NodeProto &node) {
     Value lhs = im.reshape(*a, {batch, m, k});
     Value rhs = im.reshape(*bm, {batch, k, n});
     Value init = im.filled({batch, m, n}, 0.0f);
-    Value product = im.b
-                        .create<linalg::BatchMatmulOp>(
+    Value product = im.b.create<linalg::BatchMatmulOp>(
                             im.loc, TypeRange{init.getType()},
                             ValueRange{lhs, rhs}, ValueRange{init})
                         .getResult(0);
@@ -956,7 +953,8 @@ llvm::Error convertMatMul(Importer &im, const onnx::NodeProto &node) {
     return llvm::Error::success();
   }
   return error(Importer::describe(node) + ": shapes " + formatShape(as) +
-               " and " + formatShape(bs) + " are not supported (matrix, "
+               " and " + formatShape(bs) +
+               " are not supported (matrix, "
                "stacked-by-matrix and equal-batch products are)");
 }
 
@@ -988,20 +986,20 @@ llvm::Error convertSoftmax(Importer &im, const onnx::NodeProto &node) {
       {identity, row}, reduce, [](OpBuilder &b, Location loc, ValueRange args) {
         return b.create<arith::MaximumFOp>(loc, args[0], args[1]).getResult();
       });
-  Value sum = im.generic(
-      {*x, max}, im.filled(rows, 0.0f), {identity, row, row}, reduce,
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        Value e = b.create<math::ExpOp>(
-            loc, b.create<arith::SubFOp>(loc, args[0], args[1]));
-        return b.create<arith::AddFOp>(loc, e, args[2]).getResult();
-      });
-  Value result = im.generic(
-      {*x, max, sum}, im.empty(xs), {identity, row, row, identity}, parallel,
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        Value e = b.create<math::ExpOp>(
-            loc, b.create<arith::SubFOp>(loc, args[0], args[1]));
-        return b.create<arith::DivFOp>(loc, e, args[2]).getResult();
-      });
+  Value sum =
+      im.generic({*x, max}, im.filled(rows, 0.0f), {identity, row, row}, reduce,
+                 [](OpBuilder &b, Location loc, ValueRange args) {
+                   Value e = b.create<math::ExpOp>(
+                       loc, b.create<arith::SubFOp>(loc, args[0], args[1]));
+                   return b.create<arith::AddFOp>(loc, e, args[2]).getResult();
+                 });
+  Value result =
+      im.generic({*x, max, sum}, im.empty(xs), {identity, row, row, identity},
+                 parallel, [](OpBuilder &b, Location loc, ValueRange args) {
+                   Value e = b.create<math::ExpOp>(
+                       loc, b.create<arith::SubFOp>(loc, args[0], args[1]));
+                   return b.create<arith::DivFOp>(loc, e, args[2]).getResult();
+                 });
   im.define(node, result);
   return llvm::Error::success();
 }
@@ -1020,10 +1018,9 @@ llvm::Error convertTranspose(Importer &im, const onnx::NodeProto &node) {
   SmallVector<int64_t> shape;
   for (int64_t d : perm)
     shape.push_back(xs[d]);
-  Value result = im.b
-                     .create<linalg::TransposeOp>(im.loc, *x, im.empty(shape),
-                                                  perm)
-                     .getResult()[0];
+  Value result =
+      im.b.create<linalg::TransposeOp>(im.loc, *x, im.empty(shape), perm)
+          .getResult()[0];
   im.define(node, result);
   return llvm::Error::success();
 }
@@ -1055,7 +1052,7 @@ llvm::Error convertReshapeLike(Importer &im, const onnx::NodeProto &node) {
     const ConstantData *target = im.constant(node, 1);
     if (!target || target->isFloat)
       return error(Importer::describe(node) + ": the target shape must be a "
-                   "constant");
+                                              "constant");
     int64_t known = 1, inferred = -1;
     for (size_t i = 0; i < target->ints.size(); ++i) {
       int64_t dim = target->ints[i];
@@ -1138,7 +1135,7 @@ llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
   const ConstantData *indices = im.constant(node, 1);
   if (!indices || indices->isFloat || indices->shape.size() > 1)
     return error(Importer::describe(node) + ": only constant scalar or 1-D "
-                 "indices are supported");
+                                            "indices are supported");
   llvm::ArrayRef<int64_t> ds = Importer::shapeOf(*data);
   int64_t rank = ds.size();
   int64_t axis = Importer::getInt(node, "axis", 0);
@@ -1189,7 +1186,7 @@ llvm::Error convertConstant(Importer &im, const onnx::NodeProto &node) {
   const onnx::AttributeProto *value = Importer::attribute(node, "value");
   if (!value || !value->has_t())
     return error(Importer::describe(node) + ": only the 'value' tensor form "
-                 "is supported");
+                                            "is supported");
   auto data = readTensor(value->t());
   if (!data)
     return data.takeError();
@@ -1240,10 +1237,12 @@ const std::map<std::string, Converter> &getConverters() {
       {"Sum", binary<arith::AddFOp>()},
       {"Clip", convertClip},
       {"Conv", convertConv},
-      {"MaxPool", [](Importer &im, const onnx::NodeProto &node) {
+      {"MaxPool",
+       [](Importer &im, const onnx::NodeProto &node) {
          return convertPool(im, node, /*max=*/true);
        }},
-      {"AveragePool", [](Importer &im, const onnx::NodeProto &node) {
+      {"AveragePool",
+       [](Importer &im, const onnx::NodeProto &node) {
          return convertPool(im, node, /*max=*/false);
        }},
       {"GlobalAveragePool", convertGlobalAveragePool},
@@ -1276,11 +1275,11 @@ staticShape(const onnx::ValueInfoProto &info,
   for (int d = 0; d < proto.dim_size(); ++d) {
     const auto &dim = proto.dim(d);
     if (!dim.has_dim_value() || dim.dim_value() <= 0)
-      return error("graph input '" + info.name() + "' has a dynamic dimension " +
-                   (dim.has_dim_param() ? "'" + dim.dim_param() + "' " : "") +
-                   "(dim " + std::to_string(d) +
-                   "); give its shape with --input-shape " + info.name() +
-                   "=1x3x224x224 (for example)");
+      return error(
+          "graph input '" + info.name() + "' has a dynamic dimension " +
+          (dim.has_dim_param() ? "'" + dim.dim_param() + "' " : "") + "(dim " +
+          std::to_string(d) + "); give its shape with --input-shape " +
+          info.name() + "=1x3x224x224 (for example)");
     shape.push_back(dim.dim_value());
   }
   return shape;
@@ -1320,8 +1319,8 @@ Importer::importModel(onnx::ModelProto &model,
     argTypes.push_back(f32Tensor(*shape));
     argNames.push_back(in.name());
   }
-  auto func = b.create<func::FuncOp>(
-      loc, options.functionName, b.getFunctionType(argTypes, {}));
+  auto func = b.create<func::FuncOp>(loc, options.functionName,
+                                     b.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
   for (auto [name, arg] : llvm::zip_equal(argNames, body->getArguments()))
@@ -1335,15 +1334,15 @@ Importer::importModel(onnx::ModelProto &model,
     const onnx::NodeProto &node = graph.node(index);
     if (!node.domain().empty() && node.domain() != "ai.onnx")
       return error("unsupported operator '" + node.domain() +
-                   "::" + node.op_type() + "' (node '" + node.name() +
-                   "', #" + std::to_string(index) + ")");
+                   "::" + node.op_type() + "' (node '" + node.name() + "', #" +
+                   std::to_string(index) + ")");
     auto converter = converters.find(node.op_type());
     if (converter == converters.end())
       return error("unsupported operator '" + node.op_type() + "' (node '" +
                    (node.name().empty() ? node.output(0) : node.name()) +
                    "', #" + std::to_string(index) + ")");
-    loc = NameLoc::get(b.getStringAttr(
-        node.name().empty() ? node.output(0) : node.name()));
+    loc = NameLoc::get(
+        b.getStringAttr(node.name().empty() ? node.output(0) : node.name()));
     if (llvm::Error e = converter->second(*this, node))
       return std::move(e);
   }
@@ -1353,7 +1352,8 @@ Importer::importModel(onnx::ModelProto &model,
   for (const onnx::ValueInfoProto &out : graph.output()) {
     auto found = values.find(out.name());
     if (found == values.end())
-      return error("graph output '" + out.name() + "' is not computed by "
+      return error("graph output '" + out.name() +
+                   "' is not computed by "
                    "any supported node");
     results.push_back(found->second);
   }
@@ -1381,7 +1381,8 @@ mlir::tcl::importOnnxFile(llvm::StringRef path, MLIRContext *context,
     return error("cannot open '" + path + "'");
   onnx::ModelProto model;
   if (!model.ParseFromIstream(&stream))
-    return error("'" + path + "' is not a valid ONNX model (protobuf parse "
+    return error("'" + path +
+                 "' is not a valid ONNX model (protobuf parse "
                  "failed)");
   if (!model.has_graph())
     return error("'" + path + "' has no graph");

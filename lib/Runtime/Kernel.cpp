@@ -101,8 +101,8 @@ double mlir::tcl::maxRelativeError(const std::vector<Buffer> &got,
       if (std::isnan(g) != std::isnan(w))
         return INFINITY;
       if (!std::isnan(g))
-        maxError = std::max(
-            maxError, std::fabs(double(g) - w) / (1.0 + std::fabs(double(w))));
+        maxError = std::max(maxError, std::fabs(double(g) - w) /
+                                          (1.0 + std::fabs(double(w))));
     }
   return maxError;
 }
@@ -144,16 +144,18 @@ static void callWithPointers(void *function, std::vector<void *> &args) {
   void **a = args.data();
   using P = void *;
   switch (args.size()) {
-  case 1: return reinterpret_cast<void (*)(P)>(function)(a[0]);
-  case 2: return reinterpret_cast<void (*)(P, P)>(function)(a[0], a[1]);
+  case 1:
+    return reinterpret_cast<void (*)(P)>(function)(a[0]);
+  case 2:
+    return reinterpret_cast<void (*)(P, P)>(function)(a[0], a[1]);
   case 3:
     return reinterpret_cast<void (*)(P, P, P)>(function)(a[0], a[1], a[2]);
   case 4:
     return reinterpret_cast<void (*)(P, P, P, P)>(function)(a[0], a[1], a[2],
                                                             a[3]);
   case 5:
-    return reinterpret_cast<void (*)(P, P, P, P, P)>(function)(
-        a[0], a[1], a[2], a[3], a[4]);
+    return reinterpret_cast<void (*)(P, P, P, P, P)>(function)(a[0], a[1], a[2],
+                                                               a[3], a[4]);
   case 6:
     return reinterpret_cast<void (*)(P, P, P, P, P, P)>(function)(
         a[0], a[1], a[2], a[3], a[4], a[5]);
@@ -167,8 +169,8 @@ static void callWithPointers(void *function, std::vector<void *> &args) {
     return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P)>(function)(
         a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
   case 10:
-    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P)>(
-        function)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P)>(function)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
   case 11:
     return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P)>(
         function)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9],
@@ -274,8 +276,7 @@ llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
                                    const LoweringOptions &options) {
   const Platform *platform = lookupPlatform(options.target);
   if (!platform)
-    return llvm::createStringError("unknown platform '" + options.target +
-                                   "'");
+    return llvm::createStringError("unknown platform '" + options.target + "'");
   auto signature = KernelSignature::fromFunction(module, entry);
   if (!signature)
     return signature.takeError();

@@ -185,7 +185,8 @@ static std::string getDefaultWorkerPath() {
 
 Measurer::Measurer(MeasureOptions options, std::string workerPath)
     : options(options), workerPath(workerPath.empty() ? getDefaultWorkerPath()
-                                                      : std::move(workerPath)) {}
+                                                      : std::move(workerPath)) {
+}
 
 Measurer::~Measurer() { stopWorker(/*kill=*/false); }
 
@@ -268,9 +269,10 @@ MeasureResult Measurer::measureOne(const MeasureInput &input) {
     return result;
   }
 
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                      std::chrono::duration<double>(options.timeoutSeconds));
+  auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(options.timeoutSeconds));
   Reader reader(socket);
   std::string phase = "start", line;
   while (true) {
@@ -287,7 +289,7 @@ MeasureResult Measurer::measureOne(const MeasureInput &input) {
       std::string how = stopWorker(/*kill=*/false);
       // A crash while compiling is the compiler's failure on this
       // candidate; a crash while running is the kernel's.
-      result.status = phase == "run" ? MeasureStatus::RuntimeCrash
+      result.status = phase == "run"       ? MeasureStatus::RuntimeCrash
                       : phase == "compile" ? MeasureStatus::CompileError
                                            : MeasureStatus::WorkerError;
       result.message = "the worker " + how + " (phase: " + phase + ")";
@@ -419,11 +421,11 @@ private:
       if (llvm::Error error = reference->run(inputs, outputs))
         return failure(MeasureStatus::CompileError,
                        "workload: " + llvm::toString(std::move(error)));
-      cached = references
-                   .emplace(key, Reference{reference->getSignature(),
-                                           std::move(inputs),
-                                           std::move(outputs)})
-                   .first;
+      cached =
+          references
+              .emplace(key, Reference{reference->getSignature(),
+                                      std::move(inputs), std::move(outputs)})
+              .first;
     }
     const Reference &reference = cached->second;
     if (candidate->getSignature().inputs != reference.signature.inputs ||
@@ -438,10 +440,10 @@ private:
                      llvm::toString(std::move(error)));
     double maxError = maxRelativeError(outputs, reference.outputs);
     if (maxError > request.tolerance) {
-      MeasureResult result = failure(
-          MeasureStatus::WrongResult,
-          "output differs from the reference: max relative error " +
-              std::to_string(maxError));
+      MeasureResult result =
+          failure(MeasureStatus::WrongResult,
+                  "output differs from the reference: max relative error " +
+                      std::to_string(maxError));
       result.maxError = maxError;
       return result;
     }

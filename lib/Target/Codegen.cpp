@@ -32,7 +32,9 @@ void mlir::tcl::registerLLVMTranslations(DialectRegistry &registry) {
   registerOpenMPDialectTranslation(registry);
 }
 
-llvm::StringRef mlir::tcl::getOpenMPRuntimeDir() { return "/usr/lib/llvm-19/lib"; }
+llvm::StringRef mlir::tcl::getOpenMPRuntimeDir() {
+  return "/usr/lib/llvm-19/lib";
+}
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 mlir::tcl::createTargetMachine(const Platform &platform) {
@@ -69,8 +71,8 @@ mlir::tcl::translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
     return llvm::createStringError("translation to LLVM IR failed");
   llvmModule->setDataLayout(machine.createDataLayout());
   llvmModule->setTargetTriple(machine.getTargetTriple().getTriple());
-  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                            &machine);
+  auto optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, &machine);
   if (llvm::Error error = optimize(llvmModule.get()))
     return std::move(error);
   return llvmModule;

@@ -40,7 +40,9 @@ ModelInterface::fromFunction(ModuleOp module, llvm::StringRef entry,
   };
   if (llvm::Error error = collect(
           func.getArgumentTypes(),
-          [&](unsigned i) { return func.getArgAttrOfType<StringAttr>(i, "tcl.name"); },
+          [&](unsigned i) {
+            return func.getArgAttrOfType<StringAttr>(i, "tcl.name");
+          },
           "input_", iface.inputs))
     return std::move(error);
   if (llvm::Error error = collect(
@@ -118,8 +120,7 @@ std::string ModelInterface::getSource() const {
      << ". */\n#include <stdint.h>\n#include <stdlib.h>\n\n"
      << "typedef struct tcl_model tcl_model;\n"
      << "struct tcl_model { int unused; };\n\n";
-  auto tables = [&](const std::vector<ModelTensor> &tensors,
-                    const char *kind) {
+  auto tables = [&](const std::vector<ModelTensor> &tensors, const char *kind) {
     os << "static const char *const " << kind << "_names[] = {";
     for (const ModelTensor &t : tensors)
       os << quote(t.name) << ", ";
@@ -206,9 +207,11 @@ int tcl_model_run(tcl_model *model, const float *const *inputs,
      << "int tcl_model_num_outputs(void) { return " << outputs.size()
      << "; }\n";
   for (const char *kind : {"input", "output"}) {
-    size_t count = std::string(kind) == "input" ? inputs.size() : outputs.size();
-    os << "const char *tcl_model_" << kind << "_name(int i) { return i >= 0 && i < "
-       << count << " ? " << kind << "_names[i] : 0; }\n"
+    size_t count =
+        std::string(kind) == "input" ? inputs.size() : outputs.size();
+    os << "const char *tcl_model_" << kind
+       << "_name(int i) { return i >= 0 && i < " << count << " ? " << kind
+       << "_names[i] : 0; }\n"
        << "int tcl_model_" << kind << "_rank(int i) { return i >= 0 && i < "
        << count << " ? " << kind << "_ranks[i] : -1; }\n"
        << "const int64_t *tcl_model_" << kind

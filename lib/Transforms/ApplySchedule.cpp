@@ -97,9 +97,8 @@ mlir::tcl::findTaskInstances(ScheduleOp schedule, Operation *root) {
     // result as its only user (the rule tcl-extract-tasks tags by). Tagged
     // ops further on belong to other instances of the same task.
     TaskInstance instance{op, {}};
-    for (Operation *producer = op;
-         producer->getNumResults() == 1 &&
-         producer->getResult(0).hasOneUse();) {
+    for (Operation *producer = op; producer->getNumResults() == 1 &&
+                                   producer->getResult(0).hasOneUse();) {
       Operation *user = *producer->getResult(0).getUsers().begin();
       auto tag = user->getAttrOfType<StringAttr>(kEpilogueAttrName);
       if (!tag || tag.getValue() != schedule.getTask())
@@ -158,8 +157,7 @@ private:
   transform::PadOp padAnchor(Location loc, ArrayRef<int64_t> packedOperands,
                              unsigned numDims);
   LogicalResult emitPad(tcl::PadOp op, const ScheduleState &before);
-  LogicalResult emitVectorize(tcl::VectorizeOp op,
-                              const ScheduleState &before);
+  LogicalResult emitVectorize(tcl::VectorizeOp op, const ScheduleState &before);
   Value getLoop(unsigned level, int64_t dim);
 
   OpBuilder &b;
@@ -262,8 +260,8 @@ LogicalResult TransformEmitter::emitFusedTile(TileOp op,
 
   // Fuse producers, consumers first, into the innermost loop.
   auto fuse = [&](Value producer) {
-    auto fused = b.create<transform::FuseIntoContainingOp>(loc, producer,
-                                                           loops.back());
+    auto fused =
+        b.create<transform::FuseIntoContainingOp>(loc, producer, loops.back());
     loops.back() = fused.getNewContainingOp();
     return fused.getFusedOp();
   };
@@ -347,8 +345,8 @@ LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
       int64_t extent = schedule.getExtents()[dim];
       if (finalState.levels.front().kinds[dim] != LoopKind::Parallel)
         continue;
-      vectorizeFused &= !ShapedType::isDynamic(extent) &&
-                        (size == 0 || extent % size == 0);
+      vectorizeFused &=
+          !ShapedType::isDynamic(extent) && (size == 0 || extent % size == 0);
       fusedVolume *= size == 0 ? extent : size;
     }
   if (vectorizeFused && fusedVolume <= kMaxFusedVectorVolume)
@@ -359,11 +357,11 @@ LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
   // The vectorizer emits multiply + multi_reduction; fold them back into
   // vector.contract (which lowers to FMAs) and turn permuted transfers into
   // plain ones before canonicalization scalarizes the unit dimensions.
-  b.create<transform::ApplyPatternsOp>(loc, root, [](OpBuilder &b,
-                                                     Location loc) {
-    b.create<transform::ApplyVectorReductionToContractPatternsOp>(loc);
-    b.create<transform::ApplyTransferPermutationPatternsOp>(loc);
-  });
+  b.create<transform::ApplyPatternsOp>(
+      loc, root, [](OpBuilder &b, Location loc) {
+        b.create<transform::ApplyVectorReductionToContractPatternsOp>(loc);
+        b.create<transform::ApplyTransferPermutationPatternsOp>(loc);
+      });
   return success();
 }
 
@@ -386,9 +384,7 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
     Location loc = op.getLoc();
     LogicalResult result =
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-            .Case([&](TileOp tile) {
-              return emitTile(tile, levelIndex++);
-            })
+            .Case([&](TileOp tile) { return emitTile(tile, levelIndex++); })
             .Case([&](DecomposeOp) {
               anchor = b.create<transform::DecomposeOp>(loc, anyOp, anchor)
                            .getTransformed();
@@ -424,11 +420,11 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
               // second the transfer_read/write pair that then operates on
               // the new loop-carried tile.
               const TileLevel &last = finalState.levels.back();
-              Value loop = getLoop(finalState.levels.size() - 1,
-                                   last.loopDims().back());
+              Value loop =
+                  getLoop(finalState.levels.size() - 1, last.loopDims().back());
               b.create<transform::ApplyLoopInvariantCodeMotionOp>(loc, loop);
-              b.create<transform::ApplyCommonSubexpressionEliminationOp>(
-                  loc, root);
+              b.create<transform::ApplyCommonSubexpressionEliminationOp>(loc,
+                                                                         root);
               b.create<transform::HoistLoopInvariantSubsetsOp>(loc, loop);
               b.create<transform::HoistLoopInvariantSubsetsOp>(loc, loop);
               return success();
@@ -446,18 +442,19 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
 
   // Clean up what tiling and vectorization leave behind.
   Location loc = schedule.getLoc();
-  b.create<transform::ApplyPatternsOp>(loc, root, [](OpBuilder &b,
-                                                     Location loc) {
-    b.create<transform::ApplyCanonicalizationPatternsOp>(loc);
-    b.create<transform::ApplyTilingCanonicalizationPatternsOp>(loc);
-  });
+  b.create<transform::ApplyPatternsOp>(
+      loc, root, [](OpBuilder &b, Location loc) {
+        b.create<transform::ApplyCanonicalizationPatternsOp>(loc);
+        b.create<transform::ApplyTilingCanonicalizationPatternsOp>(loc);
+      });
   b.create<transform::ApplyCommonSubexpressionEliminationOp>(loc, root);
   return success();
 }
 
-FailureOr<Operation *> mlir::tcl::buildTransformSequence(
-    OpBuilder &builder, ScheduleOp schedule, const TaskInstance &instance,
-    StringRef name) {
+FailureOr<Operation *>
+mlir::tcl::buildTransformSequence(OpBuilder &builder, ScheduleOp schedule,
+                                  const TaskInstance &instance,
+                                  StringRef name) {
   FailureOr<ScheduleState> finalState = schedule.replay();
   if (failed(finalState))
     return failure();
@@ -482,8 +479,7 @@ FailureOr<Operation *> mlir::tcl::buildTransformSequence(
 
 /// The payload root a task instance's sequence runs on: its function.
 static Operation *getPayloadRoot(const TaskInstance &instance) {
-  if (auto func =
-          instance.anchor->getParentOfType<FunctionOpInterface>())
+  if (auto func = instance.anchor->getParentOfType<FunctionOpInterface>())
     return func;
   return instance.anchor->getParentOp();
 }

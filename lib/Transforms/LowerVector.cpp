@@ -25,10 +25,12 @@ struct LowerVectorPass
     // Contractions become outer products and those FMAs: the register-tile
     // form of a matmul (one broadcast of A times a row of B per k).
     vector::VectorTransformsOptions options;
-    options.setVectorTransformsOptions(vector::VectorContractLowering::OuterProduct);
+    options.setVectorTransformsOptions(
+        vector::VectorContractLowering::OuterProduct);
     options.setVectorMultiReductionLowering(
         vector::VectorMultiReductionLowering::InnerParallel);
-    options.setVectorTransposeLowering(vector::VectorTransposeLowering::EltWise);
+    options.setVectorTransposeLowering(
+        vector::VectorTransposeLowering::EltWise);
 
     RewritePatternSet patterns(ctx);
     vector::populateVectorToVectorCanonicalizationPatterns(patterns);
@@ -43,7 +45,8 @@ struct LowerVectorPass
     vector::populateVectorTransposeLoweringPatterns(patterns, options);
     vector::populateVectorTransferLoweringPatterns(patterns,
                                                    /*maxTransferRank=*/1);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

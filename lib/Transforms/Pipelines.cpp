@@ -38,8 +38,9 @@ using namespace mlir::tcl;
 
 static bool convertAllFunctions(func::FuncOp *) { return true; }
 
-LogicalResult mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                                  const LoweringOptions &options) {
+LogicalResult
+mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                    const LoweringOptions &options) {
   // Tasks, schedules (defaults for the ops that have none), then tensor
   // cleanup.
   if (options.extractTasks)

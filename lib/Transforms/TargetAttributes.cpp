@@ -49,9 +49,9 @@ struct PrepareEntryPointsPass
                     b.getUnitAttr());
       for (unsigned index = 0; index < func.getNumArguments(); ++index)
         if (isa<TensorType>(func.getArgument(index).getType()))
-          func.setArgAttr(index,
-                          bufferization::BufferizationDialect::kWritableAttrName,
-                          b.getBoolAttr(false));
+          func.setArgAttr(
+              index, bufferization::BufferizationDialect::kWritableAttrName,
+              b.getBoolAttr(false));
       copyReturnedArguments(func);
       // Names of ONNX inputs and outputs served the C API; they mean
       // nothing to LLVM.
@@ -64,8 +64,7 @@ struct PrepareEntryPointsPass
 };
 
 struct SetTargetAttributesPass
-    : public mlir::tcl::impl::SetTargetAttributesBase<
-          SetTargetAttributesPass> {
+    : public mlir::tcl::impl::SetTargetAttributesBase<SetTargetAttributesPass> {
   using SetTargetAttributesBase::SetTargetAttributesBase;
 
   void runOnOperation() override {
@@ -80,9 +79,9 @@ struct SetTargetAttributesPass
     std::string width = std::to_string(platform->vectorBits);
     // The X86 backend otherwise picks the vector width from the CPU name
     // (256 bits on many AVX-512 parts), which halves FMA throughput.
-    ArrayAttr passthrough = b.getArrayAttr(
-        {b.getStrArrayAttr({"prefer-vector-width", width}),
-         b.getStrArrayAttr({"min-legal-vector-width", width})});
+    ArrayAttr passthrough =
+        b.getArrayAttr({b.getStrArrayAttr({"prefer-vector-width", width}),
+                        b.getStrArrayAttr({"min-legal-vector-width", width})});
     for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>()) {
       if (func.isExternal())
         continue;

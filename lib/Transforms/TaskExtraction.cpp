@@ -32,7 +32,8 @@ static linalg::GenericOp getEpilogueConsumer(Operation *producer) {
   if (!consumer || consumer->getNumResults() != 1 ||
       consumer.getNumReductionLoops() != 0 ||
       consumer->getBlock() != producer->getBlock() ||
-      consumer->hasAttr(kTaskAttrName) || consumer->hasAttr(kEpilogueAttrName) ||
+      consumer->hasAttr(kTaskAttrName) ||
+      consumer->hasAttr(kEpilogueAttrName) ||
       consumer->getResult(0).getType() != result.getType())
     return nullptr;
   for (OpOperand *input : consumer.getDpsInputOperands())
@@ -56,7 +57,8 @@ static std::string describeOp(Operation *op) {
     // tcl's tags and linalg's caches and bookkeeping are not the workload.
     StringRef name = attr.getName().getValue();
     if (name.starts_with("tcl.") || name.starts_with("__") ||
-        name == "linalg.memoized_indexing_maps" || name == "operandSegmentSizes")
+        name == "linalg.memoized_indexing_maps" ||
+        name == "operandSegmentSizes")
       continue;
     os << " " << attr.getName().getValue() << "=" << attr.getValue();
   }
@@ -102,9 +104,8 @@ std::vector<TaskSummary> mlir::tcl::extractTasks(ModuleOp module) {
     if (anchor->hasAttr(kEpilogueAttrName))
       continue; // Claimed by an earlier anchor's epilogue.
     SmallVector<Operation *> epilogue;
-    for (Operation *op = anchor; linalg::GenericOp next =
-                                     getEpilogueConsumer(op);
-         op = next)
+    for (Operation *op = anchor;
+         linalg::GenericOp next = getEpilogueConsumer(op); op = next)
       epilogue.push_back(next);
     std::string key = describeOp(anchor);
     for (Operation *op : epilogue)

@@ -152,9 +152,9 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   // Cache level. When B does not fit in the L2 cache, loop over B panels
   // (n, then k) and copy each into a contiguous buffer once for all the row
   // tiles that use it (GotoBLAS order); otherwise keep B in place.
-  bool packB = static_cast<double>(w.extent(n)) * w.extent(k) * 4 >
-                   kMatmulPackBytes &&
-               w.extent(m) >= kMatmulPackMinRows;
+  bool packB =
+      static_cast<double>(w.extent(n)) * w.extent(k) * 4 > kMatmulPackBytes &&
+      w.extent(m) >= kMatmulPackMinRows;
   bool tiled = w.tile(sizes(pickTile(w.extent(m), kMatmulCacheRows, mr),
                             pickTile(w.extent(n), 16 * lanes, nr),
                             pickTile(w.extent(k), kMatmulCacheDepth)));
@@ -259,19 +259,17 @@ void writeGeneric(ScheduleWriter &w, ArrayRef<utils::IteratorType> kinds,
 }
 } // namespace
 
-ScheduleOp mlir::tcl::buildDefaultSchedule(OpBuilder &builder,
-                                           linalg::LinalgOp anchor,
-                                           StringRef task,
-                                           const Platform &platform,
-                                           unsigned numThreads,
-                                           bool hasEpilogue) {
+ScheduleOp
+mlir::tcl::buildDefaultSchedule(OpBuilder &builder, linalg::LinalgOp anchor,
+                                StringRef task, const Platform &platform,
+                                unsigned numThreads, bool hasEpilogue) {
   std::string kinds;
   for (utils::IteratorType kind : anchor.getIteratorTypesArray())
     kinds.push_back(kind == utils::IteratorType::reduction ? 'r' : 'p');
   StringRef opName = anchor->getName().getStringRef();
-  auto schedule = builder.create<ScheduleOp>(
-      anchor->getLoc(), task, opName, platform.name,
-      anchor.getStaticLoopRanges(), kinds);
+  auto schedule =
+      builder.create<ScheduleOp>(anchor->getLoc(), task, opName, platform.name,
+                                 anchor.getStaticLoopRanges(), kinds);
   const AnchorInfo *info = lookupAnchor(opName);
   if (!info)
     return schedule;
@@ -322,9 +320,8 @@ struct DefaultSchedulesPass
       return signalPassFailure();
     }
     llvm::StringSet<> scheduled;
-    module.walk([&](ScheduleOp schedule) {
-      scheduled.insert(schedule.getTask());
-    });
+    module.walk(
+        [&](ScheduleOp schedule) { scheduled.insert(schedule.getTask()); });
     // Name untagged anchors and collect one anchor per unscheduled task.
     unsigned next = 0;
     llvm::StringSet<> epilogueTasks;

@@ -64,9 +64,8 @@ PrimitiveKind mlir::tcl::getPrimitiveKind(Operation *op) {
       .Case([](PadOp) { return PrimitiveKind::Pad; })
       .Case([](VectorizeOp) { return PrimitiveKind::Vectorize; })
       .Case([](UnrollOp) { return PrimitiveKind::Unroll; })
-      .Case([](HoistAccumulatorsOp) {
-        return PrimitiveKind::HoistAccumulators;
-      });
+      .Case(
+          [](HoistAccumulatorsOp) { return PrimitiveKind::HoistAccumulators; });
 }
 
 FailureOr<TaskFeatures> TaskFeatures::fromAnchor(linalg::LinalgOp anchor) {

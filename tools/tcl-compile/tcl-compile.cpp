@@ -32,8 +32,8 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -54,8 +54,9 @@ static llvm::cl::opt<std::string>
     outputFilename("o", llvm::cl::desc("Output file"),
                    llvm::cl::value_desc("filename"), llvm::cl::init("-"));
 static llvm::cl::opt<std::string>
-    targetName("target", llvm::cl::desc("Target platform (x86-avx512, "
-                                         "x86-avx2, x86-sse42, nvptx-sm90)"),
+    targetName("target",
+               llvm::cl::desc("Target platform (x86-avx512, "
+                              "x86-avx2, x86-sse42, nvptx-sm90)"),
                llvm::cl::init("x86-avx512"));
 static llvm::cl::opt<EmitKind> emitKind(
     "emit", llvm::cl::desc("What to produce"),
@@ -65,11 +66,11 @@ static llvm::cl::opt<EmitKind> emitKind(
         clEnumValN(EmitKind::Object, "obj", "an object file"),
         clEnumValN(EmitKind::SharedLibrary, "so", "a shared library")),
     llvm::cl::init(EmitKind::SharedLibrary));
-static llvm::cl::opt<std::string> apiEntry(
-    "entry",
-    llvm::cl::desc("Function that gets the C API (tcl_model_*) in .so "
-                   "output and whose header is written next to it"),
-    llvm::cl::init(tcl::kOnnxEntryName));
+static llvm::cl::opt<std::string>
+    apiEntry("entry",
+             llvm::cl::desc("Function that gets the C API (tcl_model_*) in .so "
+                            "output and whose header is written next to it"),
+             llvm::cl::init(tcl::kOnnxEntryName));
 static llvm::cl::opt<bool> dumpTasks(
     "dump-tasks",
     llvm::cl::desc("List the tasks (anchor + epilogue, deduplicated by "
@@ -160,8 +161,9 @@ int main(int argc, char **argv) {
   if (dumpTasks) {
     std::vector<tcl::TaskSummary> tasks = tcl::extractTasks(*module);
     double total = 0;
-    llvm::outs() << "| task | anchor | weight | epilogue ops | MFLOP | "
-                    "workload key |\n| --- | --- | ---: | ---: | ---: | --- |\n";
+    llvm::outs()
+        << "| task | anchor | weight | epilogue ops | MFLOP | "
+           "workload key |\n| --- | --- | ---: | ---: | ---: | --- |\n";
     for (const tcl::TaskSummary &task : tasks) {
       llvm::outs() << "| " << task.name << " | " << task.anchorName << " | "
                    << task.weight << " | " << task.epilogueOps << " | "
@@ -178,7 +180,8 @@ int main(int argc, char **argv) {
   std::optional<tcl::ModelInterface> api;
   if (emitKind == EmitKind::SharedLibrary &&
       module->lookupSymbol<func::FuncOp>(apiEntry)) {
-    auto iface = tcl::ModelInterface::fromFunction(*module, apiEntry, numThreads);
+    auto iface =
+        tcl::ModelInterface::fromFunction(*module, apiEntry, numThreads);
     if (!iface) {
       llvm::errs() << "tcl-compile: " << llvm::toString(iface.takeError())
                    << "\n";
@@ -211,8 +214,7 @@ int main(int argc, char **argv) {
   }
 
   auto fail = [](llvm::Error error) {
-    llvm::errs() << "tcl-compile: " << llvm::toString(std::move(error))
-                 << "\n";
+    llvm::errs() << "tcl-compile: " << llvm::toString(std::move(error)) << "\n";
     return 1;
   };
   if (emitKind != EmitKind::LLVM && outputFilename == "-") {
@@ -220,9 +222,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (emitKind == EmitKind::SharedLibrary) {
-    if (llvm::Error error = tcl::emitSharedLibrary(
-            *module, *platform, numThreads > 1, outputFilename,
-            api ? api->getSource() : ""))
+    if (llvm::Error error =
+            tcl::emitSharedLibrary(*module, *platform, numThreads > 1,
+                                   outputFilename, api ? api->getSource() : ""))
       return fail(std::move(error));
     if (api) {
       llvm::SmallString<128> header(outputFilename.getValue());

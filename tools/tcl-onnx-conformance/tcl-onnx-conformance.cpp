@@ -31,10 +31,10 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <fstream>
 #include <map>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -105,8 +105,8 @@ Outcome runTestInProcess(const std::string &dir, std::string &message) {
     for (size_t i = 0; i < kernel->getSignature().inputs.size(); ++i) {
       Buffer buffer;
       std::string path = set + "/input_" + std::to_string(i) + ".pb";
-      if (llvm::Error error = readOnnxTensorFile(path, buffer.shape,
-                                                 buffer.data)) {
+      if (llvm::Error error =
+              readOnnxTensorFile(path, buffer.shape, buffer.data)) {
         message = llvm::toString(std::move(error));
         return Outcome::Unsupported;
       }
@@ -115,8 +115,8 @@ Outcome runTestInProcess(const std::string &dir, std::string &message) {
     for (size_t i = 0; i < kernel->getSignature().outputs.size(); ++i) {
       Buffer buffer;
       std::string path = set + "/output_" + std::to_string(i) + ".pb";
-      if (llvm::Error error = readOnnxTensorFile(path, buffer.shape,
-                                                 buffer.data)) {
+      if (llvm::Error error =
+              readOnnxTensorFile(path, buffer.shape, buffer.data)) {
         message = llvm::toString(std::move(error));
         return Outcome::Unsupported;
       }
@@ -164,8 +164,8 @@ Outcome runTest(const std::string &dir, std::string &message) {
     close(fds[0]);
     std::string childMessage;
     Outcome outcome = runTestInProcess(dir, childMessage);
-    std::string reply = std::to_string(static_cast<int>(outcome)) + "\n" +
-                        childMessage;
+    std::string reply =
+        std::to_string(static_cast<int>(outcome)) + "\n" + childMessage;
     (void)!write(fds[1], reply.data(), reply.size());
     _exit(0);
   }
@@ -227,8 +227,8 @@ int main(int argc, char **argv) {
     case Outcome::Unsupported:
       ++tally.unsupported;
       if (llvm::is_contained(supported, op))
-        tally.failures.push_back(name + " (unsupported case): " +
-                                 firstLine(message));
+        tally.failures.push_back(name +
+                                 " (unsupported case): " + firstLine(message));
       break;
     }
     if (verbose)
@@ -264,8 +264,8 @@ int main(int argc, char **argv) {
   llvm::outs() << "\nMulti-node tests (expanded functions): " << multi.pass
                << " pass, " << multi.fail << " fail, " << multi.unsupported
                << " use an unsupported operator or case.\n";
-  llvm::outs() << "Not yet supported: " << otherOps - 1
-               << " operator types (" << otherTests - (multi.pass + multi.fail + multi.unsupported)
+  llvm::outs() << "Not yet supported: " << otherOps - 1 << " operator types ("
+               << otherTests - (multi.pass + multi.fail + multi.unsupported)
                << " single-node tests).\n";
   llvm::outs() << "\nFailing or unsupported cases of supported operators:\n";
   for (const auto &[op, tally] : byOp)

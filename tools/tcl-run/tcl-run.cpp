@@ -15,16 +15,16 @@
 
 #include "tcl/Frontend/OnnxImporter.h"
 #include "tcl/Registration/Registration.h"
-#include "tcl/Target/Codegen.h"
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Runtime/Measure.h"
+#include "tcl/Target/Codegen.h"
 #include "tcl/Tuning/Tokenizer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -38,8 +38,7 @@ static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
                                                 llvm::cl::desc("<input.mlir>"),
                                                 llvm::cl::Required);
 static llvm::cl::opt<std::string>
-    entry("entry",
-          llvm::cl::desc("Function to run (ONNX models: tcl_forward)"),
+    entry("entry", llvm::cl::desc("Function to run (ONNX models: tcl_forward)"),
           llvm::cl::init(kOnnxEntryName));
 static llvm::cl::opt<std::string> testData(
     "test-data",
@@ -60,8 +59,7 @@ static llvm::cl::opt<std::string>
             llvm::cl::desc("Run this shared library (from tcl-compile "
                            "--emit=so of the same file) instead of the JIT"),
             llvm::cl::init(""));
-static llvm::cl::opt<unsigned> repeats("repeats",
-                                       llvm::cl::desc("Timed runs"),
+static llvm::cl::opt<unsigned> repeats("repeats", llvm::cl::desc("Timed runs"),
                                        llvm::cl::init(20));
 
 static int fail(llvm::Error error) {
@@ -149,8 +147,8 @@ int main(int argc, char **argv) {
 
   std::optional<Kernel> kernel;
   if (library.empty()) {
-    auto jitted =
-        Kernel::jit(source, entry, LoweringOptions{targetName, numThreads, true});
+    auto jitted = Kernel::jit(source, entry,
+                              LoweringOptions{targetName, numThreads, true});
     if (!jitted)
       return fail(jitted.takeError());
     kernel.emplace(std::move(*jitted));
@@ -193,30 +191,28 @@ int main(int argc, char **argv) {
   llvm::outs() << "kernel @" << entry << " ("
                << (library.empty() ? "JIT" : "shared library " + library)
                << "), " << targetName << ", " << numThreads << " thread(s)\n";
-  llvm::outs() << llvm::format("check: max relative error %.2e against %s: "
-                               "%s\n",
-                               maxError,
-                               testData.empty() ? "plain loops"
-                                                : "the expected outputs",
-                               ok ? "ok" : "WRONG");
+  llvm::outs() << llvm::format(
+      "check: max relative error %.2e against %s: "
+      "%s\n",
+      maxError, testData.empty() ? "plain loops" : "the expected outputs",
+      ok ? "ok" : "WRONG");
   if (!ok)
     return 3;
 
-  TimingStats stats = timeRuns(
-      [&] { llvm::consumeError(kernel->run(inputs, outputs)); }, 3, repeats,
-      false);
+  TimingStats stats =
+      timeRuns([&] { llvm::consumeError(kernel->run(inputs, outputs)); }, 3,
+               repeats, false);
   llvm::outs() << llvm::format("time: median %.3f ms, min %.3f ms over %u "
                                "runs",
                                stats.medianSeconds * 1e3,
                                stats.minSeconds * 1e3, stats.repeats);
   if (reference) {
-    TimingStats naiveStats = timeRuns(
-        [&] { llvm::consumeError(reference->run(inputs, expected)); }, 1, 3,
-        false);
-    llvm::outs() << llvm::format(" (plain loops: %.3f ms, %.1fx slower)",
-                                 naiveStats.medianSeconds * 1e3,
-                                 naiveStats.medianSeconds /
-                                     stats.medianSeconds);
+    TimingStats naiveStats =
+        timeRuns([&] { llvm::consumeError(reference->run(inputs, expected)); },
+                 1, 3, false);
+    llvm::outs() << llvm::format(
+        " (plain loops: %.3f ms, %.1fx slower)", naiveStats.medianSeconds * 1e3,
+        naiveStats.medianSeconds / stats.medianSeconds);
   }
   llvm::outs() << "\n";
   if (double flops = countFlops(source); flops > 0)

@@ -105,7 +105,8 @@ TEST_F(OnnxImporterTest, MalformedFile) {
 
 TEST_F(OnnxImporterTest, UnsupportedOperatorIsNamedWithItsNode) {
   std::string path = write(makeModel("Acos", /*dynamicBatch=*/false));
-  EXPECT_EQ(importError(path), "unsupported operator 'Acos' (node 'second', #1)");
+  EXPECT_EQ(importError(path),
+            "unsupported operator 'Acos' (node 'second', #1)");
 }
 
 TEST_F(OnnxImporterTest, DynamicDimensionAsksForAnInputShape) {

@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tcl/Tuning/DefaultSchedule.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Kernel.h"
-#include "tcl/Tuning/DefaultSchedule.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/MLIRContext.h"
@@ -153,8 +153,7 @@ TEST_P(DefaultScheduleTest, NonEmptyAndMatchesPlainLoops) {
 INSTANTIATE_TEST_SUITE_P(
     AllClasses, DefaultScheduleTest,
     ::testing::Combine(::testing::ValuesIn(kCases),
-                       ::testing::Values("x86-avx512", "x86-avx2",
-                                         "x86-sse42"),
+                       ::testing::Values("x86-avx512", "x86-avx2", "x86-sse42"),
                        ::testing::Values(1u, 2u)),
     [](const ::testing::TestParamInfo<Param> &info) {
       std::string name = std::string(std::get<0>(info.param).name) + "_" +

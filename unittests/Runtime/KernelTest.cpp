@@ -112,7 +112,8 @@ TEST_P(KernelTest, JitAndSharedLibraryAreBitIdentical) {
   registerTclDialects(registry);
   registerLLVMTranslations(registry);
   MLIRContext context(registry);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kScheduled, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kScheduled, &context);
   ASSERT_TRUE(module);
   PassManager pm(&context);
   ASSERT_TRUE(succeeded(buildLowerToLLVMPipeline(pm, options)));

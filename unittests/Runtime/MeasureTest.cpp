@@ -117,7 +117,7 @@ TEST(MeasureTest, FaultyCandidatesAreIsolatedAndClassified) {
 tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
     loops [64 parallel, 64 parallel, 64 reduction] {
   tcl.sched.tile [128, 32, 1]
-})mlir")), // fails verification
+})mlir")),                                         // fails verification
       input(withSchedule(kGoodSchedule)), // after a timeout: a new worker
   };
   std::vector<MeasureResult> results = measurer.measure(batch);

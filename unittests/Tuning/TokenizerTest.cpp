@@ -114,9 +114,9 @@ TEST_F(TokenizerTest, OneRowPerPrimitive) {
   EXPECT_EQ(at(*matrix, 0, kTouched + 0), 1);
   EXPECT_EQ(at(*matrix, 0, kTouched + 2), 0);
   EXPECT_FLOAT_EQ(at(*matrix, 0, kExtent + 0), std::log2(257.0f));
-  EXPECT_EQ(at(*matrix, 0, kScalar + 0), 0);  // level
-  EXPECT_EQ(at(*matrix, 0, kScalar + 4), 3);  // loop dims
-  EXPECT_EQ(at(*matrix, 0, kScalar + 5), 1);  // parallel level
+  EXPECT_EQ(at(*matrix, 0, kScalar + 0), 0); // level
+  EXPECT_EQ(at(*matrix, 0, kScalar + 4), 3); // loop dims
+  EXPECT_EQ(at(*matrix, 0, kScalar + 5), 1); // parallel level
 
   // Row 1: parallelize, touching the two tiled dims of level 0.
   EXPECT_EQ(at(*matrix, 1, static_cast<unsigned>(PrimitiveKind::Parallelize)),
@@ -135,8 +135,7 @@ TEST_F(TokenizerTest, OneRowPerPrimitive) {
   EXPECT_EQ(at(*matrix, 3, kTouched + 2), 0);
 
   // Row 4: vectorize an 8x32x1 tile.
-  EXPECT_EQ(at(*matrix, 4, static_cast<unsigned>(PrimitiveKind::Vectorize)),
-            1);
+  EXPECT_EQ(at(*matrix, 4, static_cast<unsigned>(PrimitiveKind::Vectorize)), 1);
   EXPECT_FLOAT_EQ(at(*matrix, 4, kParam + 0), std::log2(9.0f));
   EXPECT_FLOAT_EQ(at(*matrix, 4, kParam + 2), 1.0f);
 
@@ -149,8 +148,8 @@ TEST_F(TokenizerTest, OneRowPerPrimitive) {
     EXPECT_EQ(at(*matrix, row, kTask + 0), 1) << row; // Matmul
     EXPECT_FLOAT_EQ(at(*matrix, row, kTask + 7),
                     std::log2(1.0 + 2.0 * 256 * 64 * 128));
-    EXPECT_EQ(at(*matrix, row, kTask + 9), 3);   // loops
-    EXPECT_EQ(at(*matrix, row, kTask + 10), 1);  // reduction loops
+    EXPECT_EQ(at(*matrix, row, kTask + 9), 3);     // loops
+    EXPECT_EQ(at(*matrix, row, kTask + 10), 1);    // reduction loops
     EXPECT_EQ(at(*matrix, row, kHardware + 2), 1); // AVX512
     EXPECT_FLOAT_EQ(at(*matrix, row, kHardware + 4), std::log2(513.0f));
   }
@@ -199,9 +198,8 @@ TEST_F(TokenizerTest, RejectsInvalidSchedules) {
   // Make the first tile illegal: larger than its loop.
   auto tile = cast<TileOp>(schedule.getBody().front().front());
   tile.setSizes({512, 32, 0});
-  ScopedDiagnosticHandler silence(&context, [](Diagnostic &) {
-    return success();
-  });
+  ScopedDiagnosticHandler silence(&context,
+                                  [](Diagnostic &) { return success(); });
   EXPECT_TRUE(failed(Tokenizer().tokenize(schedule, *task)));
 }
 
@@ -220,12 +218,11 @@ tcl.sched.schedule task "c" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-sse42"
   FailureOr<std::vector<float>> matrix =
       Tokenizer(4).tokenize(getSchedule(*module), task);
   ASSERT_TRUE(succeeded(matrix));
-  EXPECT_EQ(at(*matrix, 1, static_cast<unsigned>(PrimitiveKind::Decompose)),
-            1);
+  EXPECT_EQ(at(*matrix, 1, static_cast<unsigned>(PrimitiveKind::Decompose)), 1);
   EXPECT_EQ(at(*matrix, 1, kTouched + 1), 1); // output height, extent 1
   EXPECT_EQ(at(*matrix, 1, kTouched + 4), 1); // kernel height, extent 1
   EXPECT_EQ(at(*matrix, 1, kTouched + 2), 0);
-  EXPECT_EQ(at(*matrix, 1, kTask + 2), 1);    // Conv2D
+  EXPECT_EQ(at(*matrix, 1, kTask + 2), 1);     // Conv2D
   EXPECT_EQ(at(*matrix, 1, kHardware + 0), 1); // SSE4.2
 }
 

@@ -5,9 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // Reads an ONNX model (Debian's libonnx protobuf), runs ONNX shape
-// inference, and builds one function `@tcl_forward` of linalg/tensor/arith/math ops
-// on statically shaped tensors, initializers becoming constants. Bad input is
-// an llvm::Error that says what and where: an unreadable or malformed file,
+// inference, and builds one function `@tcl_forward` of linalg/tensor/arith/math
+// ops on statically shaped tensors, initializers becoming constants. Bad input
+// is an llvm::Error that says what and where: an unreadable or malformed file,
 // an unsupported operator (its type and node), an unsupported attribute
 // value, a dynamic dimension (with the --input-shape to pass).
 //

@@ -47,9 +47,8 @@ struct ModelInterface {
   /// Reads the interface of function `entry` (f32 tensors with static
   /// shapes; names from `tcl.name` argument/result attributes, else
   /// input_N/output_N).
-  static llvm::Expected<ModelInterface> fromFunction(ModuleOp module,
-                                                     llvm::StringRef entry,
-                                                     unsigned numThreads);
+  static llvm::Expected<ModelInterface>
+  fromFunction(ModuleOp module, llvm::StringRef entry, unsigned numThreads);
 
   /// The C header declaring the API.
   std::string getHeader() const;

@@ -29,11 +29,11 @@ struct LoweringOptions {
 };
 
 /// Adds the x86 lowering pipeline to `pm` (anchored on builtin.module):
-/// default schedules for unscheduled ops, apply schedules, bufferize (functions return results through out-params,
-/// temporaries are deallocated), lower vectors to FMAs and loads, parallel
-/// loops to OpenMP, and convert everything to the LLVM dialect with the
-/// platform's target attributes.
-/// The target is checked when the pipeline runs (tcl-set-target-attributes).
+/// default schedules for unscheduled ops, apply schedules, bufferize (functions
+/// return results through out-params, temporaries are deallocated), lower
+/// vectors to FMAs and loads, parallel loops to OpenMP, and convert everything
+/// to the LLVM dialect with the platform's target attributes. The target is
+/// checked when the pipeline runs (tcl-set-target-attributes).
 LogicalResult buildLowerToLLVMPipeline(OpPassManager &pm,
                                        const LoweringOptions &options);
 

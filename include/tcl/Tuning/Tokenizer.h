@@ -88,8 +88,7 @@ public:
   static constexpr unsigned kTokenWidth = 40;
   static constexpr unsigned kTaskWidth = 20;
   static constexpr unsigned kHardwareWidth = 6;
-  static constexpr unsigned kWidth =
-      kTokenWidth + kTaskWidth + kHardwareWidth;
+  static constexpr unsigned kWidth = kTokenWidth + kTaskWidth + kHardwareWidth;
 
   explicit Tokenizer(unsigned maxLength = 32) : maxLength(maxLength) {}
 

@@ -34,14 +34,14 @@ static constexpr int64_t kMaxVectorVolume = 1 << 16;
 /// `[1, 2, 3]`
 static ParseResult parseIntList(OpAsmParser &parser, DenseI64ArrayAttr &attr) {
   SmallVector<int64_t> values;
-  if (parser.parseCommaSeparatedList(
-          OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
-            int64_t value;
-            if (parser.parseInteger(value))
-              return failure();
-            values.push_back(value);
-            return success();
-          }))
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
+                                     [&]() -> ParseResult {
+                                       int64_t value;
+                                       if (parser.parseInteger(value))
+                                         return failure();
+                                       values.push_back(value);
+                                       return success();
+                                     }))
     return failure();
   attr = parser.getBuilder().getDenseI64ArrayAttr(values);
   return success();
@@ -148,13 +148,12 @@ LogicalResult ScheduleOp::verify() {
   if (extents.empty())
     return emitOpError("declares no loops");
   if (kinds.size() != extents.size())
-    return emitOpError("declares ")
-           << extents.size() << " loop extents but " << kinds.size()
-           << " loop kinds";
+    return emitOpError("declares ") << extents.size() << " loop extents but "
+                                    << kinds.size() << " loop kinds";
   for (auto [dim, extent] : llvm::enumerate(extents))
     if (!ShapedType::isDynamic(extent) && extent <= 0)
-      return emitOpError("loop d") << dim << " has non-positive extent "
-                                   << extent;
+      return emitOpError("loop d")
+             << dim << " has non-positive extent " << extent;
   if (llvm::any_of(kinds, [](char c) { return c != 'p' && c != 'r'; }))
     return emitOpError("loop kinds must be 'p' (parallel) or 'r' "
                        "(reduction), got '")
@@ -201,7 +200,7 @@ LogicalResult ScheduleOp::verifyRegions() { return replay(); }
 
 /// Primitives that reshape the loop nest must come before `vectorize`.
 static LogicalResult requireBeforeVectorize(Operation *op,
-                                           const ScheduleState &state) {
+                                            const ScheduleState &state) {
   if (state.vectorized)
     return op->emitOpError(
         "must precede tcl.sched.vectorize: the loop nest is already "
@@ -211,7 +210,7 @@ static LogicalResult requireBeforeVectorize(Operation *op,
 
 /// Primitives that work on vectorized loops must come after `vectorize`.
 static LogicalResult requireAfterVectorize(Operation *op,
-                                          const ScheduleState &state) {
+                                           const ScheduleState &state) {
   if (!state.vectorized)
     return op->emitOpError("must follow tcl.sched.vectorize");
   return success();
@@ -261,9 +260,8 @@ LogicalResult TileOp::applyToState(ScheduleState &state) {
       return emitOpError("tile size ")
              << size << " for loop d" << dim << " is negative";
     if (size != 0 && !ShapedType::isDynamic(loop.extent) && size > loop.extent)
-      return emitOpError("tile size ")
-             << size << " for loop d" << dim << " exceeds its extent "
-             << loop.extent;
+      return emitOpError("tile size ") << size << " for loop d" << dim
+                                       << " exceeds its extent " << loop.extent;
     level.kinds.push_back(loop.kind);
     if (size == 0) {
       level.tripCounts.push_back(1);
@@ -297,8 +295,7 @@ LogicalResult InterchangeOp::applyToState(ScheduleState &state) {
       seen.insert(dim);
   if (permutation.size() != numDims || seen.size() != numDims)
     return emitOpError("expects a permutation of the ")
-           << numDims << " loop dimensions, got "
-           << formatSizes(permutation);
+           << numDims << " loop dimensions, got " << formatSizes(permutation);
   if ((*level)->parallel)
     return emitOpError("cannot order the loops of a parallelized tile level: "
                        "they form one scf.forall");
@@ -441,9 +438,8 @@ LogicalResult PadOp::applyToState(ScheduleState &state) {
     for (const TileLevel &level : state.levels)
       numLoops += level.parallel ? 1 : level.loopDims().size();
     if (*hoist > numLoops)
-      return emitOpError("hoist ")
-             << *hoist << " exceeds the " << numLoops
-             << " loops around the tile";
+      return emitOpError("hoist ") << *hoist << " exceeds the " << numLoops
+                                   << " loops around the tile";
   }
   for (LoopDim &loop : state.dims)
     loop.evenlyTiled = true;
@@ -488,14 +484,14 @@ LogicalResult UnrollOp::applyToState(ScheduleState &state) {
     return failure();
   uint64_t levelIndex = getLevel(), dim = getDim();
   if (levelIndex >= state.levels.size())
-    return emitOpError("level ") << levelIndex << " does not exist; the "
-                                 << "schedule has " << state.levels.size()
-                                 << " tile levels";
+    return emitOpError("level ")
+           << levelIndex << " does not exist; the "
+           << "schedule has " << state.levels.size() << " tile levels";
   TileLevel &level = state.levels[levelIndex];
   if (dim >= level.sizes.size())
-    return emitOpError("loop d") << dim << " is out of range: tile level "
-                                 << levelIndex << " has "
-                                 << level.sizes.size() << " loop dimensions";
+    return emitOpError("loop d")
+           << dim << " is out of range: tile level " << levelIndex << " has "
+           << level.sizes.size() << " loop dimensions";
   if (level.sizes[dim] == 0)
     return emitOpError("loop d") << dim << " is not tiled at tile level "
                                  << levelIndex << ", so it has no loop";
@@ -518,11 +514,9 @@ LogicalResult UnrollOp::applyToState(ScheduleState &state) {
     if (!other)
       continue;
     if (other.getLevel() == levelIndex && other.getDim() == dim)
-      return emitOpError("loop d")
-             << dim << " of tile level " << levelIndex
-             << " is already unrolled";
-    SmallVector<int64_t> otherOrder =
-        state.levels[other.getLevel()].loopDims();
+      return emitOpError("loop d") << dim << " of tile level " << levelIndex
+                                   << " is already unrolled";
+    SmallVector<int64_t> otherOrder = state.levels[other.getLevel()].loopDims();
     int64_t otherPosition =
         llvm::find(otherOrder, (int64_t)other.getDim()) - otherOrder.begin();
     if (std::make_pair(levelIndex, position) <

@@ -1,4 +1,5 @@
-//===- ScheduleState.h - Loop-nest state a schedule walks through -*- C++ -*-===//
+//===- ScheduleState.h - Loop-nest state a schedule walks through -*- C++
+//-*-===//
 //
 // Part of the tcl project.
 //
