@@ -1450,3 +1450,16 @@ llvm::Error mlir::tcl::readOnnxTensorFile(llvm::StringRef path,
   data = values->floats;
   return llvm::Error::success();
 }
+
+llvm::Expected<std::vector<OnnxTensor>>
+mlir::tcl::readOnnxTestData(llvm::StringRef dir, llvm::StringRef prefix,
+                            size_t count) {
+  std::vector<OnnxTensor> tensors(count);
+  for (size_t i = 0; i < count; ++i) {
+    std::string path = (dir + "/" + prefix + std::to_string(i) + ".pb").str();
+    if (llvm::Error e =
+            readOnnxTensorFile(path, tensors[i].shape, tensors[i].data))
+      return std::move(e);
+  }
+  return tensors;
+}

@@ -34,6 +34,7 @@
 #include <fstream>
 #include <map>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 
 using namespace mlir;
@@ -102,25 +103,17 @@ Outcome runTestInProcess(const std::string &dir, std::string &message) {
       continue;
     ++sets;
     std::vector<Buffer> inputs, expected;
-    for (size_t i = 0; i < kernel->getSignature().inputs.size(); ++i) {
-      Buffer buffer;
-      std::string path = set + "/input_" + std::to_string(i) + ".pb";
-      if (llvm::Error error =
-              readOnnxTensorFile(path, buffer.shape, buffer.data)) {
-        message = llvm::toString(std::move(error));
+    for (auto [prefix, count, buffers] :
+         {std::tuple("input_", kernel->getSignature().inputs.size(), &inputs),
+          std::tuple("output_", kernel->getSignature().outputs.size(),
+                     &expected)}) {
+      auto tensors = readOnnxTestData(set, prefix, count);
+      if (!tensors) {
+        message = llvm::toString(tensors.takeError());
         return Outcome::Unsupported;
       }
-      inputs.push_back(std::move(buffer));
-    }
-    for (size_t i = 0; i < kernel->getSignature().outputs.size(); ++i) {
-      Buffer buffer;
-      std::string path = set + "/output_" + std::to_string(i) + ".pb";
-      if (llvm::Error error =
-              readOnnxTensorFile(path, buffer.shape, buffer.data)) {
-        message = llvm::toString(std::move(error));
-        return Outcome::Unsupported;
-      }
-      expected.push_back(std::move(buffer));
+      for (OnnxTensor &tensor : *tensors)
+        buffers->push_back({std::move(tensor.shape), std::move(tensor.data)});
     }
     std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
     if (llvm::Error error = kernel->run(inputs, outputs)) {

@@ -30,6 +30,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -166,22 +167,15 @@ int main(int argc, char **argv) {
     if (llvm::Error error = reference->run(inputs, expected))
       return fail(std::move(error));
   } else {
-    auto read = [&](const char *prefix, size_t count,
-                    std::vector<Buffer> &buffers) -> llvm::Error {
-      for (size_t i = 0; i < count; ++i) {
-        Buffer buffer;
-        std::string path = testData + "/" + prefix + std::to_string(i) + ".pb";
-        if (llvm::Error error =
-                readOnnxTensorFile(path, buffer.shape, buffer.data))
-          return error;
-        buffers.push_back(std::move(buffer));
-      }
-      return llvm::Error::success();
-    };
-    if (llvm::Error error = read("input_", signature.inputs.size(), inputs))
-      return fail(std::move(error));
-    if (llvm::Error error = read("output_", signature.outputs.size(), expected))
-      return fail(std::move(error));
+    for (auto [prefix, count, buffers] :
+         {std::tuple("input_", signature.inputs.size(), &inputs),
+          std::tuple("output_", signature.outputs.size(), &expected)}) {
+      auto tensors = readOnnxTestData(testData, prefix, count);
+      if (!tensors)
+        return fail(tensors.takeError());
+      for (OnnxTensor &tensor : *tensors)
+        buffers->push_back({std::move(tensor.shape), std::move(tensor.data)});
+    }
   }
   std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
   if (llvm::Error error = kernel->run(inputs, outputs))

@@ -48,6 +48,16 @@ llvm::Error parseInputShape(llvm::StringRef text, OnnxImportOptions &options);
 /// The ONNX operator types the importer converts.
 std::vector<std::string> getSupportedOnnxOps();
 
+struct OnnxTensor {
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+};
+
+/// Reads `<dir>/<prefix>0.pb` ... `<prefix>(count-1).pb` of an ONNX test
+/// data set (prefix "input_" or "output_").
+llvm::Expected<std::vector<OnnxTensor>>
+readOnnxTestData(llvm::StringRef dir, llvm::StringRef prefix, size_t count);
+
 /// Reads a serialized ONNX TensorProto of f32 values (e.g. an ONNX test
 /// data file input_0.pb) into its shape and data.
 llvm::Error readOnnxTensorFile(llvm::StringRef path,
