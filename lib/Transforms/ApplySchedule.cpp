@@ -529,11 +529,28 @@ struct ApplySchedulePass
       emitTransformSequences(module, schedules);
       return;
     }
+    // Check every schedule against the payload before any is applied:
+    // applying one ends with canonicalization, which may fold away another
+    // task's anchor (e.g. a generic that only copies its input). That task
+    // then has nothing left to schedule, which is not an error.
+    for (ScheduleOp schedule : schedules)
+      if (failed(findTaskInstances(schedule, module)))
+        return signalPassFailure();
     for (ScheduleOp schedule : schedules) {
-      if (failed(applySchedule(schedule, module)))
+      if (hasTaskInstance(module, schedule.getTask()) &&
+          failed(applySchedule(schedule, module)))
         return signalPassFailure();
       schedule.erase();
     }
+  }
+
+  static bool hasTaskInstance(ModuleOp module, StringRef task) {
+    WalkResult result = module.walk([&](Operation *op) {
+      auto tag = op->getAttrOfType<StringAttr>(kTaskAttrName);
+      return tag && tag.getValue() == task ? WalkResult::interrupt()
+                                           : WalkResult::advance();
+    });
+    return result.wasInterrupted();
   }
 
   /// Replaces each schedule by the transform sequences it lowers to.
