@@ -92,6 +92,8 @@ struct Workload {
   double flops;
   std::string source; // func.func @f, anchor tagged tcl.task = "t"
   std::string handSchedule;
+  /// Zero border of tcl's (pre-padded) input, for convolutions.
+  int64_t inputPad = 0;
   std::function<void(const std::vector<Buffer> &, std::vector<float> &,
                      std::function<void(std::function<void()>)>)>
       oneDNN;
@@ -178,6 +180,7 @@ Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
   int64_t paddedHW = (outHW - 1) * stride + kernel;
   Workload w;
   w.name = label;
+  w.inputPad = pad;
   int64_t outC = depthwise ? c : f;
   w.flops = 2.0 * outHW * outHW * outC * kernel * kernel * (depthwise ? 1 : c);
   std::string in = shape({1, paddedHW, paddedHW, c});
@@ -298,35 +301,34 @@ int main(int argc, char **argv) {
   unsigned threads = argc > 1 ? std::max(1, std::atoi(argv[1])) : 1;
   std::string filter = argc > 2 ? argv[2] : "";
 
-  std::vector<std::pair<Workload, int64_t>> workloads; // (workload, pad)
+  std::vector<Workload> workloads;
   for (int64_t size : {256, 512, 1024, 2048})
-    workloads.push_back({matmul(size, size, size, threads), 0});
-  workloads.push_back({matmul(128, 768, 768, threads), 0});
-  workloads.push_back({matmul(128, 3072, 768, threads), 0});
-  workloads.push_back({matmul(128, 768, 3072, threads), 0});
+    workloads.push_back(matmul(size, size, size, threads));
+  workloads.push_back(matmul(128, 768, 768, threads));
+  workloads.push_back(matmul(128, 3072, 768, threads));
+  workloads.push_back(matmul(128, 768, 3072, threads));
   // ResNet-18 convolutions (NHWC, batch 1).
   workloads.push_back(
-      {conv("r18 conv1 7x7/2 3->64 @224", 224, 3, 64, 7, 2, 3, false, threads),
-       3});
+      conv("r18 conv1 7x7/2 3->64 @224", 224, 3, 64, 7, 2, 3, false, threads));
   workloads.push_back(
-      {conv("r18 3x3 64->64 @56", 56, 64, 64, 3, 1, 1, false, threads), 1});
+      conv("r18 3x3 64->64 @56", 56, 64, 64, 3, 1, 1, false, threads));
   workloads.push_back(
-      {conv("r18 3x3/2 64->128 @56", 56, 64, 128, 3, 2, 1, false, threads), 1});
+      conv("r18 3x3/2 64->128 @56", 56, 64, 128, 3, 2, 1, false, threads));
   workloads.push_back(
-      {conv("r18 1x1/2 64->128 @56", 56, 64, 128, 1, 2, 0, false, threads), 0});
+      conv("r18 1x1/2 64->128 @56", 56, 64, 128, 1, 2, 0, false, threads));
   workloads.push_back(
-      {conv("r18 3x3 256->256 @14", 14, 256, 256, 3, 1, 1, false, threads), 1});
+      conv("r18 3x3 256->256 @14", 14, 256, 256, 3, 1, 1, false, threads));
   workloads.push_back(
-      {conv("r18 3x3 512->512 @7", 7, 512, 512, 3, 1, 1, false, threads), 1});
+      conv("r18 3x3 512->512 @7", 7, 512, 512, 3, 1, 1, false, threads));
   // MobileNetV2 depthwise convolutions.
   workloads.push_back(
-      {conv("mbv2 dw 3x3 32 @112", 112, 32, 32, 3, 1, 1, true, threads), 1});
+      conv("mbv2 dw 3x3 32 @112", 112, 32, 32, 3, 1, 1, true, threads));
   workloads.push_back(
-      {conv("mbv2 dw 3x3/2 96 @112", 112, 96, 96, 3, 2, 1, true, threads), 1});
+      conv("mbv2 dw 3x3/2 96 @112", 112, 96, 96, 3, 2, 1, true, threads));
   workloads.push_back(
-      {conv("mbv2 dw 3x3 144 @56", 56, 144, 144, 3, 1, 1, true, threads), 1});
+      conv("mbv2 dw 3x3 144 @56", 56, 144, 144, 3, 1, 1, true, threads));
   workloads.push_back(
-      {conv("mbv2 dw 3x3 384 @14", 14, 384, 384, 3, 1, 1, true, threads), 1});
+      conv("mbv2 dw 3x3 384 @14", 14, 384, 384, 3, 1, 1, true, threads));
 
   double peak = measurePeak(threads);
   std::printf("tcl kernel benchmark: %u thread(s), f32, median of %u runs "
@@ -344,7 +346,7 @@ int main(int argc, char **argv) {
   auto settle = [] {
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
   };
-  for (auto &[workload, pad] : workloads) {
+  for (Workload &workload : workloads) {
     if (!filter.empty() && workload.name.find(filter) == std::string::npos)
       continue;
     Row row{workload.name};
@@ -367,8 +369,8 @@ int main(int argc, char **argv) {
     }
     std::vector<Buffer> inputs =
         defaultKernel->getSignature().makeRandomInputs(/*seed=*/1);
-    if (pad > 0)
-      zeroBorder(inputs[0], pad);
+    if (workload.inputPad > 0)
+      zeroBorder(inputs[0], workload.inputPad);
     std::vector<Buffer> outDefault =
         defaultKernel->getSignature().makeOutputs();
     std::vector<Buffer> outHand = handKernel->getSignature().makeOutputs();

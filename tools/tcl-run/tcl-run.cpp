@@ -68,17 +68,10 @@ static int fail(llvm::Error error) {
   return 1;
 }
 
-/// FLOPs of the schedulable ops of `entry` (0 if unknown).
-static double countFlops(llvm::StringRef source) {
-  DialectRegistry registry;
-  registerTclDialects(registry);
-  MLIRContext context(registry);
-  context.printOpOnDiagnostic(false);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
-  if (!module)
-    return 0;
+/// FLOPs of the schedulable ops of `entry` in `module` (0 if unknown).
+static double countFlops(ModuleOp module) {
   double flops = 0;
-  if (auto function = module->lookupSymbol<func::FuncOp>(entry))
+  if (auto function = module.lookupSymbol<func::FuncOp>(entry))
     function.walk([&](linalg::LinalgOp op) {
       if (FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(op);
           succeeded(task) && lookupAnchor(op->getName().getStringRef()))
@@ -116,8 +109,9 @@ int main(int argc, char **argv) {
     source = (*file)->getBuffer().str();
   }
 
-  // The signature, from the function's tensor types.
+  // The signature, from the function's tensor types, and its FLOPs.
   KernelSignature signature;
+  double flops = 0;
   {
     DialectRegistry registry;
     registerTclDialects(registry);
@@ -130,6 +124,7 @@ int main(int argc, char **argv) {
     if (!parsed)
       return fail(parsed.takeError());
     signature = std::move(*parsed);
+    flops = countFlops(*module);
   }
 
   // The reference, unless test data gives the expected outputs: the same
@@ -209,7 +204,7 @@ int main(int argc, char **argv) {
         naiveStats.medianSeconds / stats.medianSeconds);
   }
   llvm::outs() << "\n";
-  if (double flops = countFlops(source); flops > 0)
+  if (flops > 0)
     llvm::outs() << llvm::format("speed: %.1f GFLOP/s\n",
                                  flops / stats.medianSeconds * 1e-9);
   return 0;
