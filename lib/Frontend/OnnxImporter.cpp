@@ -55,15 +55,44 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape) {
 // Tensor data
 //===----------------------------------------------------------------------===//
 
-/// Values of an initializer or Constant node: floats or integers.
+/// Element types the importer carries: f32 for data, i64 for integers
+/// (indices, shapes), i1 for booleans (masks).
+enum class ElementKind { Float, Int, Bool };
+
+/// A tensor whose value is known at import time: an initializer, a Constant
+/// node, or the result of evaluating a node on such tensors (shape
+/// computations, see getEvaluators).
 struct ConstantData {
   std::vector<int64_t> shape;
-  std::vector<float> floats; // for float tensors
-  std::vector<int64_t> ints; // for integer tensors
-  bool isFloat = true;
+  ElementKind kind = ElementKind::Float;
+  std::vector<float> floats; // Float
+  std::vector<int64_t> ints; // Int, and Bool as 0 or 1
+
+  bool isFloat() const { return kind == ElementKind::Float; }
   int64_t size() const {
     return std::accumulate(shape.begin(), shape.end(), int64_t(1),
                            std::multiplies<int64_t>());
+  }
+  /// A zero-filled tensor.
+  static ConstantData zeros(ElementKind kind, std::vector<int64_t> shape) {
+    ConstantData data;
+    data.kind = kind;
+    data.shape = std::move(shape);
+    if (data.isFloat())
+      data.floats.assign(data.size(), 0.0f);
+    else
+      data.ints.assign(data.size(), 0);
+    return data;
+  }
+  /// Element `from` of `source` (of the same kind) becomes element `to`.
+  void copyElement(int64_t to, const ConstantData &source, int64_t from) {
+    if (isFloat())
+      floats[to] = source.floats[from];
+    else
+      ints[to] = source.ints[from];
+  }
+  double asDouble(int64_t i) const {
+    return isFloat() ? floats[i] : static_cast<double>(ints[i]);
   }
 };
 
@@ -77,8 +106,13 @@ llvm::Expected<ConstantData> readTensor(const onnx::TensorProto &tensor) {
                  "' keeps its data in an external file, which tcl does not "
                  "read yet");
   const std::string &raw = tensor.raw_data();
-  auto fromRaw = [&](auto tag, auto &out) -> llvm::Error {
+  // Reads raw bytes of element type T, or else the typed field `typed`.
+  auto read = [&](auto tag, const auto &typed, auto &out) -> llvm::Error {
     using T = decltype(tag);
+    if (raw.empty()) {
+      out.assign(typed.begin(), typed.end());
+      return llvm::Error::success();
+    }
     if (raw.size() != count * sizeof(T))
       return error("tensor '" + tensor.name() + "' has " +
                    std::to_string(raw.size()) + " bytes of data for " +
@@ -87,58 +121,102 @@ llvm::Expected<ConstantData> readTensor(const onnx::TensorProto &tensor) {
     out.assign(values, values + count);
     return llvm::Error::success();
   };
-  switch (tensor.data_type()) {
-  case onnx::TensorProto::FLOAT:
-    if (!raw.empty()) {
-      if (llvm::Error e = fromRaw(float(), data.floats))
-        return std::move(e);
-    } else {
-      data.floats.assign(tensor.float_data().begin(),
-                         tensor.float_data().end());
+  llvm::Error status = [&]() -> llvm::Error {
+    switch (tensor.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      return read(float(), tensor.float_data(), data.floats);
+    case onnx::TensorProto::DOUBLE:
+      return read(double(), tensor.double_data(), data.floats);
+    case onnx::TensorProto::INT64:
+      data.kind = ElementKind::Int;
+      return read(int64_t(), tensor.int64_data(), data.ints);
+    case onnx::TensorProto::INT32:
+      data.kind = ElementKind::Int;
+      return read(int32_t(), tensor.int32_data(), data.ints);
+    case onnx::TensorProto::INT8:
+      data.kind = ElementKind::Int;
+      return read(int8_t(), tensor.int32_data(), data.ints);
+    case onnx::TensorProto::UINT8:
+      data.kind = ElementKind::Int;
+      return read(uint8_t(), tensor.int32_data(), data.ints);
+    case onnx::TensorProto::BOOL:
+      data.kind = ElementKind::Bool;
+      if (llvm::Error e = read(uint8_t(), tensor.int32_data(), data.ints))
+        return e;
+      for (int64_t &value : data.ints)
+        value = value != 0;
+      return llvm::Error::success();
+    default:
+      return error("tensor '" + tensor.name() + "' has ONNX element type " +
+                   std::to_string(tensor.data_type()) +
+                   "; tcl reads float, double, int8/32/64, uint8 and bool "
+                   "tensors");
     }
-    break;
-  case onnx::TensorProto::DOUBLE: {
-    std::vector<double> values;
-    if (!raw.empty()) {
-      if (llvm::Error e = fromRaw(double(), values))
-        return std::move(e);
-    } else {
-      values.assign(tensor.double_data().begin(), tensor.double_data().end());
-    }
-    data.floats.assign(values.begin(), values.end());
-    break;
-  }
-  case onnx::TensorProto::INT64:
-    data.isFloat = false;
-    if (!raw.empty()) {
-      if (llvm::Error e = fromRaw(int64_t(), data.ints))
-        return std::move(e);
-    } else {
-      data.ints.assign(tensor.int64_data().begin(), tensor.int64_data().end());
-    }
-    break;
-  case onnx::TensorProto::INT32: {
-    data.isFloat = false;
-    std::vector<int32_t> values;
-    if (!raw.empty()) {
-      if (llvm::Error e = fromRaw(int32_t(), values))
-        return std::move(e);
-    } else {
-      values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
-    }
-    data.ints.assign(values.begin(), values.end());
-    break;
-  }
-  default:
-    return error("tensor '" + tensor.name() + "' has ONNX element type " +
-                 std::to_string(tensor.data_type()) +
-                 "; tcl reads float, double, int32 and int64 tensors");
-  }
-  if ((int64_t)(data.isFloat ? data.floats.size() : data.ints.size()) != count)
+  }();
+  if (status)
+    return std::move(status);
+  if ((int64_t)(data.isFloat() ? data.floats.size() : data.ints.size()) !=
+      count)
     return error("tensor '" + tensor.name() +
                  "' has the wrong number of "
                  "elements");
   return data;
+}
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+/// Calls `fn` with every index of `shape`, in row-major order.
+void forEachIndex(llvm::ArrayRef<int64_t> shape,
+                  llvm::function_ref<void(llvm::ArrayRef<int64_t>)> fn) {
+  for (int64_t extent : shape)
+    if (extent == 0)
+      return;
+  std::vector<int64_t> index(shape.size(), 0);
+  while (true) {
+    fn(index);
+    int d = static_cast<int>(shape.size()) - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+/// Row-major offset in a tensor of `shape` of the element that `index` (of
+/// the broadcast shape, same or higher rank) reads under numpy broadcasting.
+int64_t broadcastOffset(llvm::ArrayRef<int64_t> shape,
+                        llvm::ArrayRef<int64_t> index) {
+  int64_t offset = 0, stride = 1;
+  size_t lead = index.size() - shape.size();
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    offset += (shape[d] == 1 ? 0 : index[lead + d]) * stride;
+    stride *= shape[d];
+  }
+  return offset;
+}
+
+/// The numpy broadcast of `shapes`, or nullopt if they do not broadcast.
+std::optional<std::vector<int64_t>>
+broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes) {
+  size_t rank = 0;
+  for (llvm::ArrayRef<int64_t> shape : shapes)
+    rank = std::max(rank, shape.size());
+  std::vector<int64_t> result(rank, 1);
+  for (llvm::ArrayRef<int64_t> shape : shapes)
+    for (size_t i = 0; i < shape.size(); ++i) {
+      int64_t &out = result[rank - shape.size() + i];
+      if (shape[i] == out || shape[i] == 1)
+        continue;
+      if (out != 1)
+        return std::nullopt;
+      out = shape[i];
+    }
+  return result;
 }
 
 //===----------------------------------------------------------------------===//
@@ -163,11 +241,58 @@ public:
   llvm::Expected<Value> input(const onnx::NodeProto &node, int index) {
     if (index >= node.input_size() || node.input(index).empty())
       return error(describe(node) + " lacks input " + std::to_string(index));
-    auto found = values.find(node.input(index));
-    if (found == values.end())
-      return error(describe(node) + " uses '" + node.input(index) +
-                   "', which is not defined before it");
-    return found->second;
+    if (Value value = lookup(node.input(index)))
+      return value;
+    return error(describe(node) + " uses '" + node.input(index) +
+                 "', which is not defined before it");
+  }
+  /// The value named `name`; a constant known at import time is
+  /// materialized on first use. Null if `name` is not defined.
+  Value lookup(llvm::StringRef name) {
+    auto found = values.find(name);
+    if (found != values.end())
+      return found->second;
+    auto constant = constants.find(name);
+    if (constant == constants.end())
+      return nullptr;
+    return values[name] = materialize(constant->second);
+  }
+  Value materialize(const ConstantData &data) {
+    auto type = RankedTensorType::get(data.shape, elementType(data.kind));
+    DenseElementsAttr attr;
+    if (data.kind == ElementKind::Float)
+      attr = DenseElementsAttr::get(type, llvm::ArrayRef(data.floats));
+    else if (data.kind == ElementKind::Int)
+      attr = DenseElementsAttr::get(type, llvm::ArrayRef(data.ints));
+    else
+      attr = DenseElementsAttr::get(
+          type, llvm::ArrayRef(llvm::to_vector(llvm::map_range(
+                    data.ints, [](int64_t v) -> int8_t { return v != 0; }))));
+    return b.create<arith::ConstantOp>(loc, type, attr);
+  }
+  Type elementType(ElementKind kind) {
+    switch (kind) {
+    case ElementKind::Float:
+      return b.getF32Type();
+    case ElementKind::Int:
+      return b.getI64Type();
+    case ElementKind::Bool:
+      // Bytes, not i1: i1 tensors in memory would be read as packed bits by
+      // vector loads. Bodies compare (i1) and widen with boolToByte.
+      return b.getI8Type();
+    }
+    llvm_unreachable("unknown element kind");
+  }
+  static bool isBool(Value value) { return elementTypeOf(value).isInteger(8); }
+  static Value boolToByte(OpBuilder &b, Location loc, Value flag) {
+    return b.create<arith::ExtUIOp>(loc, b.getI8Type(), flag);
+  }
+  static Value byteToBool(OpBuilder &b, Location loc, Value byte) {
+    Value zero = b.create<arith::ConstantOp>(loc, b.getI8IntegerAttr(0));
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, byte, zero);
+  }
+  static Type elementTypeOf(Value value) {
+    return cast<RankedTensorType>(value.getType()).getElementType();
   }
   bool hasInput(const onnx::NodeProto &node, int index) const {
     return index < node.input_size() && !node.input(index).empty();
@@ -246,15 +371,19 @@ public:
     return b.create<linalg::FillOp>(loc, f32Constant(value), empty)
         .getResult(0);
   }
-  Value empty(llvm::ArrayRef<int64_t> shape) {
-    return b.create<tensor::EmptyOp>(loc, shape, b.getF32Type());
+  /// An uninitialized tensor, f32 unless `elementType` is given.
+  Value empty(llvm::ArrayRef<int64_t> shape, Type elementType = nullptr) {
+    return b.create<tensor::EmptyOp>(
+        loc, shape, elementType ? elementType : b.getF32Type());
   }
 
-  /// A linalg.generic over `shape` (all parallel) reading `inputs` with
-  /// numpy broadcasting.
+  /// A linalg.generic reading `inputs` with numpy broadcasting, over their
+  /// broadcast shape (and `shape` too, if given). The result has the element
+  /// type of the first input unless `resultType` is given.
   llvm::Expected<Value>
   elementwise(const onnx::NodeProto &node, llvm::ArrayRef<Value> inputs,
-              std::function<Value(OpBuilder &, Location, ValueRange)> body);
+              std::function<Value(OpBuilder &, Location, ValueRange)> body,
+              Type resultType = nullptr, llvm::ArrayRef<int64_t> shape = {});
 
   /// Reshapes a static tensor (collapse to 1-D, expand to `shape`).
   Value reshape(Value value, llvm::ArrayRef<int64_t> shape);
@@ -276,27 +405,27 @@ public:
 
   llvm::StringMap<Value> values;
   llvm::StringMap<ConstantData> constants;
+  /// The model's version of the default ONNX operator set.
+  int64_t opset = 21;
 };
 
 llvm::Expected<Value> Importer::elementwise(
     const onnx::NodeProto &node, llvm::ArrayRef<Value> inputs,
-    std::function<Value(OpBuilder &, Location, ValueRange)> body) {
-  size_t rank = 0;
+    std::function<Value(OpBuilder &, Location, ValueRange)> body,
+    Type resultType, llvm::ArrayRef<int64_t> minShape) {
+  SmallVector<llvm::ArrayRef<int64_t>> shapes = {minShape};
   for (Value value : inputs)
-    rank = std::max(rank, shapeOf(value).size());
-  std::vector<int64_t> shape(rank, 1);
-  for (Value value : inputs) {
-    llvm::ArrayRef<int64_t> in = shapeOf(value);
-    for (size_t i = 0; i < in.size(); ++i) {
-      int64_t &out = shape[rank - in.size() + i];
-      if (in[i] == out || in[i] == 1)
-        continue;
-      if (out != 1)
-        return error(describe(node) + ": shapes " + formatShape(in) + " and " +
-                     formatShape(shape) + " do not broadcast");
-      out = in[i];
-    }
+    shapes.push_back(shapeOf(value));
+  std::optional<std::vector<int64_t>> broadcast = broadcastShapes(shapes);
+  if (!broadcast) {
+    std::string list;
+    for (llvm::ArrayRef<int64_t> shape : llvm::drop_begin(shapes))
+      list += " " + formatShape(shape);
+    return error(describe(node) + ": shapes" + list + " do not broadcast" +
+                 (minShape.empty() ? "" : " to " + formatShape(minShape)));
   }
+  const std::vector<int64_t> &shape = *broadcast;
+  size_t rank = shape.size();
   SmallVector<AffineMap> maps;
   for (Value value : inputs) {
     llvm::ArrayRef<int64_t> in = shapeOf(value);
@@ -311,13 +440,17 @@ llvm::Expected<Value> Importer::elementwise(
   maps.push_back(b.getMultiDimIdentityMap(rank));
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  return generic(inputs, empty(shape), maps, iterators, body);
+  Type element = resultType ? resultType : elementTypeOf(inputs[0]);
+  return generic(inputs, empty(shape, element), maps, iterators, body);
 }
 
 Value Importer::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
   llvm::ArrayRef<int64_t> from = shapeOf(value);
   if (from == shape)
     return value;
+  auto typed = [&](llvm::ArrayRef<int64_t> dims) {
+    return RankedTensorType::get(dims, elementTypeOf(value));
+  };
   int64_t count = std::accumulate(from.begin(), from.end(), int64_t(1),
                                   std::multiplies<int64_t>());
   Value flat = value;
@@ -325,13 +458,13 @@ Value Importer::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
     SmallVector<ReassociationIndices> all(1);
     for (size_t i = 0; i < from.size(); ++i)
       all[0].push_back(i);
-    flat = from.empty() ? b.create<tensor::ExpandShapeOp>(
-                               loc, f32Tensor({1}), value,
-                               SmallVector<ReassociationIndices>{})
-                              .getResult()
-                        : b.create<tensor::CollapseShapeOp>(
-                               loc, f32Tensor({count}), value, all)
-                              .getResult();
+    flat =
+        from.empty()
+            ? b.create<tensor::ExpandShapeOp>(
+                   loc, typed({1}), value, SmallVector<ReassociationIndices>{})
+                  .getResult()
+            : b.create<tensor::CollapseShapeOp>(loc, typed({count}), value, all)
+                  .getResult();
   }
   if (shape.size() == 1)
     return flat;
@@ -339,8 +472,8 @@ Value Importer::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
   for (size_t i = 0; i < shape.size(); ++i)
     all[0].push_back(i);
   if (shape.empty())
-    return b.create<tensor::CollapseShapeOp>(loc, f32Tensor({}), flat, all);
-  return b.create<tensor::ExpandShapeOp>(loc, f32Tensor(shape), flat, all);
+    return b.create<tensor::CollapseShapeOp>(loc, typed({}), flat, all);
+  return b.create<tensor::ExpandShapeOp>(loc, typed(shape), flat, all);
 }
 
 //===----------------------------------------------------------------------===//
@@ -369,8 +502,9 @@ template <typename OpTy> Converter unaryOp() {
   });
 }
 
-/// Binary ops, and variadic ones (Max, Min, Sum) folded left to right.
-template <typename OpTy> Converter binary() {
+/// Binary ops, and variadic ones (Max, Min, Sum) folded left to right: the
+/// float op, or the integer one on integers (none: an error).
+template <typename FloatOp, typename IntOp = void> Converter binary() {
   return [](Importer &im, const onnx::NodeProto &node) -> llvm::Error {
     std::vector<Value> inputs;
     for (int i = 0; i < node.input_size(); ++i) {
@@ -379,15 +513,50 @@ template <typename OpTy> Converter binary() {
         return value.takeError();
       inputs.push_back(*value);
     }
+    bool onFloats = isa<FloatType>(Importer::elementTypeOf(inputs[0]));
+    if constexpr (std::is_void_v<IntOp>) {
+      if (!onFloats)
+        return error(Importer::describe(node) +
+                     ": integer operands are not supported");
+    }
     auto result = im.elementwise(
-        node, inputs, [](OpBuilder &b, Location loc, ValueRange args) {
+        node, inputs, [&](OpBuilder &b, Location loc, ValueRange args) {
           Value acc = args[0];
-          for (Value next : args.drop_front().drop_back())
-            acc = b.create<OpTy>(loc, acc, next);
+          for (Value next : args.drop_front().drop_back()) {
+            if constexpr (!std::is_void_v<IntOp>) {
+              if (!onFloats) {
+                acc = b.create<IntOp>(loc, acc, next);
+                continue;
+              }
+            }
+            acc = b.create<FloatOp>(loc, acc, next);
+          }
           return acc;
         });
     return im.define(node, std::move(result));
   };
+}
+
+/// Pow: float bases; float or integer exponents.
+llvm::Error convertPow(Importer &im, const onnx::NodeProto &node) {
+  auto base = im.input(node, 0);
+  if (!base)
+    return base.takeError();
+  auto exponent = im.input(node, 1);
+  if (!exponent)
+    return exponent.takeError();
+  if (!Importer::elementTypeOf(*base).isF32())
+    return error(Importer::describe(node) +
+                 ": integer bases are not supported");
+  auto result = im.elementwise(
+      node, {*base, *exponent},
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        Value power = args[1];
+        if (!isa<FloatType>(power.getType()))
+          power = b.create<arith::SIToFPOp>(loc, b.getF32Type(), power);
+        return b.create<math::PowFOp>(loc, args[0], power).getResult();
+      });
+  return im.define(node, std::move(result));
 }
 
 llvm::Error convertClip(Importer &im, const onnx::NodeProto &node) {
@@ -406,7 +575,7 @@ llvm::Error convertClip(Importer &im, const onnx::NodeProto &node) {
     if (!im.hasInput(node, index))
       continue;
     if (const ConstantData *bound = im.constant(node, index);
-        bound && bound->isFloat && bound->floats.size() == 1) {
+        bound && bound->isFloat() && bound->floats.size() == 1) {
       (index == 1 ? lo : hi) = bound->floats[0];
       continue;
     }
@@ -436,91 +605,113 @@ llvm::Error convertClip(Importer &im, const onnx::NodeProto &node) {
   return im.define(node, std::move(result));
 }
 
-/// Spatial padding [begin..., end...] of a 2-D window op (Conv, pools).
-llvm::Expected<std::array<int64_t, 4>>
-windowPads(const onnx::NodeProto &node, llvm::ArrayRef<int64_t> inputHW,
-           llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> strides,
-           llvm::ArrayRef<int64_t> dilations) {
+/// Geometry of a 1-D or 2-D window op (Conv, pools), always as 2-D: a 1-D op
+/// is computed as a 2-D one over a height of 1.
+struct WindowGeometry {
+  bool oneDimensional = false;
+  std::array<int64_t, 2> kernel, strides, dilations;
+  /// Explicit padding: top, left, bottom, right.
+  std::array<int64_t, 4> pads;
+  /// Extra padding at the bottom and right so that ceil_mode's last window
+  /// fits (not counted by count_include_pad).
+  std::array<int64_t, 2> ceilPads = {0, 0};
+  int64_t outH, outW;
+};
+
+llvm::Expected<WindowGeometry> windowGeometry(const onnx::NodeProto &node,
+                                              llvm::ArrayRef<int64_t> xShape,
+                                              std::vector<int64_t> kernel,
+                                              bool ceilMode = false) {
+  if (xShape.size() != 3 && xShape.size() != 4)
+    return error(Importer::describe(node) +
+                 ": only 1-D and 2-D windows (NCW or NCHW inputs) are "
+                 "supported, got " +
+                 formatShape(xShape));
+  size_t spatial = xShape.size() - 2;
+  std::vector<int64_t> ones(spatial, 1);
+  std::vector<int64_t> strides = Importer::getInts(node, "strides", ones);
+  std::vector<int64_t> dilations = Importer::getInts(node, "dilations", ones);
+  if (kernel.size() != spatial || strides.size() != spatial ||
+      dilations.size() != spatial)
+    return error(Importer::describe(node) +
+                 ": kernel, strides and dilations must have " +
+                 std::to_string(spatial) + " entries");
+  std::vector<int64_t> inputHW(xShape.begin() + 2, xShape.end());
+  std::vector<int64_t> pads(2 * spatial, 0);
   std::string autoPad = Importer::getString(node, "auto_pad", "NOTSET");
-  std::array<int64_t, 4> pads{0, 0, 0, 0};
   if (autoPad == "NOTSET") {
-    std::vector<int64_t> given = Importer::getInts(node, "pads", {0, 0, 0, 0});
-    if (given.size() != 4)
-      return error(Importer::describe(node) + ": expects 4 pads, got " +
-                   std::to_string(given.size()));
-    std::copy(given.begin(), given.end(), pads.begin());
+    pads = Importer::getInts(node, "pads", pads);
+    if (pads.size() != 2 * spatial)
+      return error(Importer::describe(node) + ": expects " +
+                   std::to_string(2 * spatial) + " pads, got " +
+                   std::to_string(pads.size()));
   } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (int i = 0; i < 2; ++i) {
+    for (size_t i = 0; i < spatial; ++i) {
       int64_t out = (inputHW[i] + strides[i] - 1) / strides[i];
       int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] +
                                                (kernel[i] - 1) * dilations[i] +
                                                1 - inputHW[i]);
       int64_t small = total / 2;
       pads[i] = autoPad == "SAME_UPPER" ? small : total - small;
-      pads[i + 2] = total - pads[i];
+      pads[i + spatial] = total - pads[i];
     }
   } else if (autoPad != "VALID") {
     return error(Importer::describe(node) + ": auto_pad '" + autoPad +
                  "' is not supported");
   }
-  return pads;
+  if (spatial == 1) { // Height 1: a 2-D window of 1 x kernel.
+    kernel.insert(kernel.begin(), 1);
+    strides.insert(strides.begin(), 1);
+    dilations.insert(dilations.begin(), 1);
+    inputHW.insert(inputHW.begin(), 1);
+    pads = {0, pads[0], 0, pads[1]};
+  }
+  WindowGeometry g;
+  g.oneDimensional = spatial == 1;
+  std::copy(kernel.begin(), kernel.end(), g.kernel.begin());
+  std::copy(strides.begin(), strides.end(), g.strides.begin());
+  std::copy(dilations.begin(), dilations.end(), g.dilations.begin());
+  std::copy(pads.begin(), pads.end(), g.pads.begin());
+  std::array<int64_t, 2> out;
+  for (int i = 0; i < 2; ++i) {
+    int64_t extent = inputHW[i] + g.pads[i] + g.pads[i + 2];
+    int64_t window = (g.kernel[i] - 1) * g.dilations[i] + 1;
+    if (extent < window)
+      return error(Importer::describe(node) + ": the window is larger than "
+                                              "the padded input");
+    out[i] = (extent - window) / g.strides[i] + 1;
+    if (ceilMode && (extent - window) % g.strides[i] != 0) {
+      // One more window, if it starts inside the input or the top/left
+      // padding (as ONNX and PyTorch define ceil_mode).
+      if (out[i] * g.strides[i] < inputHW[i] + g.pads[i]) {
+        g.ceilPads[i] = out[i] * g.strides[i] + window - extent;
+        ++out[i];
+      }
+    }
+  }
+  g.outH = out[0];
+  g.outW = out[1];
+  return g;
 }
 
-Value padSpatial(Importer &im, Value x, const std::array<int64_t, 4> &pads,
-                 float value) {
-  if (pads == std::array<int64_t, 4>{0, 0, 0, 0})
+/// Pads the spatial dimensions (1 and 2) of an NHWC tensor.
+Value padSpatialNhwc(Importer &im, Value x, const WindowGeometry &g,
+                     float value) {
+  std::array<int64_t, 2> high = {g.pads[2] + g.ceilPads[0],
+                                 g.pads[3] + g.ceilPads[1]};
+  if (g.pads[0] == 0 && g.pads[1] == 0 && high[0] == 0 && high[1] == 0)
     return x;
   llvm::ArrayRef<int64_t> shape = Importer::shapeOf(x);
   SmallVector<int64_t> padded(shape.begin(), shape.end());
-  padded[2] += pads[0] + pads[2];
-  padded[3] += pads[1] + pads[3];
-  SmallVector<OpFoldResult> low = {im.b.getIndexAttr(0), im.b.getIndexAttr(0),
-                                   im.b.getIndexAttr(pads[0]),
-                                   im.b.getIndexAttr(pads[1])};
-  SmallVector<OpFoldResult> high = {im.b.getIndexAttr(0), im.b.getIndexAttr(0),
-                                    im.b.getIndexAttr(pads[2]),
-                                    im.b.getIndexAttr(pads[3])};
-  return im.b.create<tensor::PadOp>(im.loc, im.f32Tensor(padded), x, low, high,
-                                    im.f32Constant(value));
-}
-
-struct WindowGeometry {
-  std::vector<int64_t> kernel, strides, dilations;
-  std::array<int64_t, 4> pads;
-  int64_t outH, outW;
-};
-
-llvm::Expected<WindowGeometry> windowGeometry(const onnx::NodeProto &node,
-                                              llvm::ArrayRef<int64_t> xShape,
-                                              std::vector<int64_t> kernel) {
-  if (xShape.size() != 4)
-    return error(Importer::describe(node) +
-                 ": only 2-D windows (4-D NCHW "
-                 "inputs) are supported, got " +
-                 formatShape(xShape));
-  WindowGeometry g;
-  g.kernel = kernel;
-  g.strides = Importer::getInts(node, "strides", {1, 1});
-  g.dilations = Importer::getInts(node, "dilations", {1, 1});
-  if (g.kernel.size() != 2 || g.strides.size() != 2 || g.dilations.size() != 2)
-    return error(Importer::describe(node) +
-                 ": kernel, strides and dilations must have 2 entries");
-  auto pads =
-      windowPads(node, xShape.drop_front(2), g.kernel, g.strides, g.dilations);
-  if (!pads)
-    return pads.takeError();
-  g.pads = *pads;
-  auto out = [&](int i) {
-    int64_t extent = xShape[2 + i] + g.pads[i] + g.pads[i + 2];
-    int64_t window = (g.kernel[i] - 1) * g.dilations[i] + 1;
-    return (extent - window) / g.strides[i] + 1;
-  };
-  g.outH = out(0);
-  g.outW = out(1);
-  if (g.outH <= 0 || g.outW <= 0)
-    return error(Importer::describe(node) + ": the window is larger than the "
-                                            "padded input");
-  return g;
+  padded[1] += g.pads[0] + high[0];
+  padded[2] += g.pads[1] + high[1];
+  auto index = [&](int64_t v) -> OpFoldResult { return im.b.getIndexAttr(v); };
+  SmallVector<OpFoldResult> lowPads = {index(0), index(g.pads[0]),
+                                       index(g.pads[1]), index(0)};
+  SmallVector<OpFoldResult> highPads = {index(0), index(high[0]),
+                                        index(high[1]), index(0)};
+  return im.b.create<tensor::PadOp>(im.loc, im.f32Tensor(padded), x, lowPads,
+                                    highPads, im.f32Constant(value));
 }
 
 NamedAttribute stridesAttr(Importer &im, llvm::ArrayRef<int64_t> values,
@@ -535,91 +726,195 @@ Value transposeTensor(Importer &im, Value x, llvm::ArrayRef<int64_t> perm) {
   SmallVector<int64_t> shape;
   for (int64_t d : perm)
     shape.push_back(xs[d]);
-  return im.b.create<linalg::TransposeOp>(im.loc, x, im.empty(shape), perm)
+  return im.b
+      .create<linalg::TransposeOp>(
+          im.loc, x, im.empty(shape, Importer::elementTypeOf(x)), perm)
       .getResult()[0];
 }
 
-/// A 4-D tensor permuted by `perm`: at import time when it is a constant
-/// (weights), else with a linalg.transpose.
-Value permuted(Importer &im, Value value, const ConstantData *constant,
-               llvm::ArrayRef<int64_t> perm) {
-  if (!constant || !constant->isFloat || constant->shape.size() != 4)
-    return transposeTensor(im, value, perm);
-  llvm::ArrayRef<int64_t> from = constant->shape;
-  std::array<int64_t, 4> to, fromStrides, index;
-  for (int d = 0; d < 4; ++d)
-    to[d] = from[perm[d]];
-  fromStrides[3] = 1;
-  for (int d = 2; d >= 0; --d)
-    fromStrides[d] = fromStrides[d + 1] * from[d + 1];
-  std::vector<float> data(constant->floats.size());
-  size_t out = 0;
-  for (index[0] = 0; index[0] < to[0]; ++index[0])
-    for (index[1] = 0; index[1] < to[1]; ++index[1])
-      for (index[2] = 0; index[2] < to[2]; ++index[2])
-        for (index[3] = 0; index[3] < to[3]; ++index[3]) {
-          int64_t offset = 0;
-          for (int d = 0; d < 4; ++d)
-            offset += index[d] * fromStrides[perm[d]];
-          data[out++] = constant->floats[offset];
-        }
-  return im.denseConstant(to, data);
+/// A constant permuted by `perm` at import time.
+ConstantData permuteConstant(const ConstantData &from,
+                             llvm::ArrayRef<int64_t> perm) {
+  std::vector<int64_t> shape;
+  for (int64_t d : perm)
+    shape.push_back(from.shape[d]);
+  ConstantData to = ConstantData::zeros(from.kind, shape);
+  std::vector<int64_t> strides(from.shape.size(), 1);
+  for (int d = static_cast<int>(from.shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * from.shape[d + 1];
+  int64_t out = 0;
+  forEachIndex(shape, [&](llvm::ArrayRef<int64_t> index) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < perm.size(); ++d)
+      offset += index[d] * strides[perm[d]];
+    to.copyElement(out++, from, offset);
+  });
+  return to;
+}
+
+/// Convolution weights [F, C/group, (KH,) KW] as a 4-D [F, C/group, KH, KW]
+/// tensor: a constant when they are one, else a value.
+struct ConvWeights {
+  std::optional<ConstantData> constant;
+  Value value;
+  std::array<int64_t, 4> shape;
+
+  /// Output channels [begin, begin + count), permuted by `perm`.
+  Value slice(Importer &im, int64_t begin, int64_t count,
+              llvm::ArrayRef<int64_t> perm) const {
+    if (constant) {
+      int64_t perFilter = constant->size() / shape[0];
+      ConstantData part;
+      part.shape = {count, shape[1], shape[2], shape[3]};
+      part.floats.assign(constant->floats.begin() + begin * perFilter,
+                         constant->floats.begin() +
+                             (begin + count) * perFilter);
+      return im.materialize(permuteConstant(part, perm));
+    }
+    Value part = value;
+    if (count != shape[0]) {
+      auto index = [&](int64_t v) -> OpFoldResult {
+        return im.b.getIndexAttr(v);
+      };
+      part = im.b.create<tensor::ExtractSliceOp>(
+          im.loc, im.f32Tensor({count, shape[1], shape[2], shape[3]}), value,
+          SmallVector<OpFoldResult>{index(begin), index(0), index(0), index(0)},
+          SmallVector<OpFoldResult>{index(count), index(shape[1]),
+                                    index(shape[2]), index(shape[3])},
+          SmallVector<OpFoldResult>(4, index(1)));
+    }
+    return transposeTensor(im, part, perm);
+  }
+};
+
+llvm::Expected<ConvWeights> convWeights(Importer &im,
+                                        const onnx::NodeProto &node) {
+  ConvWeights weights;
+  if (const ConstantData *constant = im.constant(node, 1)) {
+    if (!constant->isFloat())
+      return error(Importer::describe(node) + ": weights must be float");
+    weights.constant = *constant;
+    if (constant->shape.size() == 3)
+      weights.constant->shape.insert(weights.constant->shape.begin() + 2, 1);
+    if (weights.constant->shape.size() != 4)
+      return error(Importer::describe(node) +
+                   ": only 1-D and 2-D convolutions are supported");
+    std::copy(weights.constant->shape.begin(), weights.constant->shape.end(),
+              weights.shape.begin());
+    return weights;
+  }
+  auto w = im.input(node, 1);
+  if (!w)
+    return w.takeError();
+  llvm::ArrayRef<int64_t> ws = Importer::shapeOf(*w);
+  if (ws.size() != 3 && ws.size() != 4)
+    return error(Importer::describe(node) +
+                 ": only 1-D and 2-D convolutions are supported");
+  weights.shape = {ws[0], ws[1], ws.size() == 4 ? ws[2] : 1, ws.back()};
+  weights.value = im.reshape(*w, weights.shape);
+  return weights;
+}
+
+/// The NCHW (or NCW) input of a window op as an NHWC tensor, padded.
+Value nhwcInput(Importer &im, Value x, const WindowGeometry &g,
+                float padValue) {
+  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
+  if (g.oneDimensional)
+    x = im.reshape(x, {xs[0], xs[1], 1, xs[2]});
+  return padSpatialNhwc(im, transposeTensor(im, x, {0, 2, 3, 1}), g, padValue);
+}
+
+/// An NHWC result back in the op's NCHW (or NCW) layout.
+Value fromNhwc(Importer &im, Value y, const WindowGeometry &g) {
+  Value nchw = transposeTensor(im, y, {0, 3, 1, 2});
+  if (!g.oneDimensional)
+    return nchw;
+  llvm::ArrayRef<int64_t> ys = Importer::shapeOf(nchw);
+  return im.reshape(nchw, {ys[0], ys[1], ys[3]});
 }
 
 /// ONNX convolutions are NCHW. tcl computes them channels-last (NHWC input,
 /// HWCF/HWC weights), the layout its convolution schedules vectorize well:
 /// the input is transposed in, the weights are permuted at import, and the
-/// result (with its bias) is transposed back.
+/// result (with its bias) is transposed back. tcl-propagate-layout then
+/// removes the transposes between consecutive convolutions.
 llvm::Error convertConv(Importer &im, const onnx::NodeProto &node) {
   auto x = im.input(node, 0);
   if (!x)
     return x.takeError();
-  auto w = im.input(node, 1);
-  if (!w)
-    return w.takeError();
-  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(*x),
-                          ws = Importer::shapeOf(*w);
-  if (ws.size() != 4)
-    return error(Importer::describe(node) +
-                 ": only 2-D convolutions are supported");
-  auto g = windowGeometry(
-      node, xs, Importer::getInts(node, "kernel_shape", {ws[2], ws[3]}));
+  auto weights = convWeights(im, node);
+  if (!weights)
+    return weights.takeError();
+  const std::array<int64_t, 4> &ws = weights->shape;
+  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(*x);
+  std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+  if (xs.size() == 3)
+    kernel.erase(kernel.begin());
+  auto g =
+      windowGeometry(node, xs, Importer::getInts(node, "kernel_shape", kernel));
   if (!g)
     return g.takeError();
   int64_t group = Importer::getInt(node, "group", 1);
   int64_t n = xs[0], c = xs[1], f = ws[0];
-  bool depthwise = group != 1 && group == c && f == c && ws[1] == 1;
-  if (group == 1 && ws[1] != c)
+  if (group < 1 || c % group != 0 || f % group != 0 || ws[1] != c / group)
     return error(Importer::describe(node) + ": weights " + formatShape(ws) +
-                 " do not match " + std::to_string(c) + " input channels");
-  if (group != 1 && !depthwise)
-    return error(Importer::describe(node) + ": group=" + std::to_string(group) +
-                 " with " + std::to_string(c) + " input and " +
-                 std::to_string(f) +
-                 " output channels is not supported (only 1 or depthwise)");
-  Value padded = padSpatial(im, *x, g->pads, 0.0f);
-  Value input = transposeTensor(im, padded, {0, 2, 3, 1});
+                 " do not match " + std::to_string(c) + " input channels in " +
+                 std::to_string(group) + " group(s)");
+  Value input = nhwcInput(im, *x, *g, 0.0f);
   SmallVector<NamedAttribute> attrs = {
       stridesAttr(im, g->strides, "strides"),
       stridesAttr(im, g->dilations, "dilations")};
-  Value init = im.filled({n, g->outH, g->outW, f}, 0.0f);
+  auto conv = [&](Value in, Value filter, int64_t channels, bool depthwise) {
+    Value init = im.filled({n, g->outH, g->outW, channels}, 0.0f);
+    if (depthwise)
+      return im.b
+          .create<linalg::DepthwiseConv2DNhwcHwcOp>(
+              im.loc, TypeRange{init.getType()}, ValueRange{in, filter},
+              ValueRange{init}, attrs)
+          .getResult(0);
+    return im.b
+        .create<linalg::Conv2DNhwcHwcfOp>(im.loc, TypeRange{init.getType()},
+                                          ValueRange{in, filter},
+                                          ValueRange{init}, attrs)
+        .getResult(0);
+  };
   Value result;
-  if (depthwise) {
-    // [C, 1, KH, KW] -> [KH, KW, 1, C] -> [KH, KW, C]
-    Value weights =
-        im.reshape(permuted(im, *w, im.constant(node, 1), {2, 3, 1, 0}),
-                   {ws[2], ws[3], c});
-    result = im.b.create<linalg::DepthwiseConv2DNhwcHwcOp>(
-                     im.loc, TypeRange{init.getType()},
-                     ValueRange{input, weights}, ValueRange{init}, attrs)
-                 .getResult(0);
-  } else {
+  if (group == 1) {
     // [F, C, KH, KW] -> [KH, KW, C, F]
-    Value weights = permuted(im, *w, im.constant(node, 1), {2, 3, 1, 0});
-    result = im.b.create<linalg::Conv2DNhwcHwcfOp>(
-                     im.loc, TypeRange{init.getType()},
-                     ValueRange{input, weights}, ValueRange{init}, attrs)
-                 .getResult(0);
+    result = conv(input, weights->slice(im, 0, f, {2, 3, 1, 0}), f, false);
+  } else if (group == c && f == c) {
+    // Depthwise: [C, 1, KH, KW] -> [KH, KW, 1, C] -> [KH, KW, C]
+    Value filter =
+        im.reshape(weights->slice(im, 0, f, {2, 3, 1, 0}), {ws[2], ws[3], c});
+    result = conv(input, filter, f, true);
+  } else {
+    // Grouped: one convolution per group on its slice of the channels.
+    int64_t groupIn = c / group, groupOut = f / group;
+    llvm::ArrayRef<int64_t> is = Importer::shapeOf(input);
+    result = im.empty({n, g->outH, g->outW, f});
+    auto index = [&](int64_t v) -> OpFoldResult {
+      return im.b.getIndexAttr(v);
+    };
+    SmallVector<OpFoldResult> ones(4, index(1));
+    for (int64_t i = 0; i < group; ++i) {
+      Value slice = im.b.create<tensor::ExtractSliceOp>(
+          im.loc, im.f32Tensor({is[0], is[1], is[2], groupIn}), input,
+          SmallVector<OpFoldResult>{index(0), index(0), index(0),
+                                    index(i * groupIn)},
+          SmallVector<OpFoldResult>{index(is[0]), index(is[1]), index(is[2]),
+                                    index(groupIn)},
+          ones);
+      Value part =
+          conv(slice, weights->slice(im, i * groupOut, groupOut, {2, 3, 1, 0}),
+               groupOut, false);
+      result = im.b.create<tensor::InsertSliceOp>(
+          im.loc, part, result,
+          SmallVector<OpFoldResult>{index(0), index(0), index(0),
+                                    index(i * groupOut)},
+          SmallVector<OpFoldResult>{index(n), index(g->outH), index(g->outW),
+                                    index(groupOut)},
+          ones);
+    }
   }
   if (im.hasInput(node, 2)) {
     auto bias = im.input(node, 2);
@@ -634,66 +929,76 @@ llvm::Error convertConv(Importer &im, const onnx::NodeProto &node) {
       return biased.takeError();
     result = *biased;
   }
-  im.define(node, transposeTensor(im, result, {0, 3, 1, 2}));
+  im.define(node, fromNhwc(im, result, *g));
   return llvm::Error::success();
 }
 
+/// MaxPool and AveragePool, computed channels-last like convolutions.
 llvm::Error convertPool(Importer &im, const onnx::NodeProto &node, bool max) {
   auto x = im.input(node, 0);
   if (!x)
     return x.takeError();
-  if (Importer::getInt(node, "ceil_mode", 0) != 0)
-    return error(Importer::describe(node) + ": ceil_mode=1 is not supported");
   if (node.output_size() > 1 && !node.output(1).empty())
     return error(Importer::describe(node) + ": the Indices output is not "
                                             "supported");
   llvm::ArrayRef<int64_t> xs = Importer::shapeOf(*x);
-  auto g = windowGeometry(node, xs, Importer::getInts(node, "kernel_shape"));
+  auto g = windowGeometry(node, xs, Importer::getInts(node, "kernel_shape"),
+                          Importer::getInt(node, "ceil_mode", 0) != 0);
   if (!g)
     return g.takeError();
   float padValue = max ? -std::numeric_limits<float>::infinity() : 0.0f;
-  Value padded = padSpatial(im, *x, g->pads, padValue);
+  Value input = nhwcInput(im, *x, *g, padValue);
   SmallVector<NamedAttribute> attrs = {
       stridesAttr(im, g->strides, "strides"),
       stridesAttr(im, g->dilations, "dilations")};
-  std::vector<int64_t> outShape = {xs[0], xs[1], g->outH, g->outW};
-  Value window = im.empty(g->kernel);
-  Value init = im.filled(outShape, padValue);
+  Value window = im.empty({g->kernel[0], g->kernel[1]});
+  Value init = im.filled({xs[0], g->outH, g->outW, xs[1]}, padValue);
   Value result;
   if (max) {
-    result = im.b.create<linalg::PoolingNchwMaxOp>(
+    result = im.b.create<linalg::PoolingNhwcMaxOp>(
                      im.loc, TypeRange{init.getType()},
-                     ValueRange{padded, window}, ValueRange{init}, attrs)
+                     ValueRange{input, window}, ValueRange{init}, attrs)
                  .getResult(0);
-    im.define(node, result);
+    im.define(node, fromNhwc(im, result, *g));
     return llvm::Error::success();
   }
-  result = im.b.create<linalg::PoolingNchwSumOp>(
-                   im.loc, TypeRange{init.getType()},
-                   ValueRange{padded, window}, ValueRange{init}, attrs)
+  result = im.b.create<linalg::PoolingNhwcSumOp>(
+                   im.loc, TypeRange{init.getType()}, ValueRange{input, window},
+                   ValueRange{init}, attrs)
                .getResult(0);
-  // Divisors: the window size, or with count_include_pad=0 the number of
-  // window positions inside the unpadded input (computed here, at import).
+  // Divisors: the window positions inside the input, plus those in the
+  // explicit padding with count_include_pad=1 (never those ceil_mode adds),
+  // computed here, at import.
   bool includePad = Importer::getInt(node, "count_include_pad", 0) != 0;
+  std::array<int64_t, 2> inputHW = {g->oneDimensional ? 1 : xs[2], xs.back()};
   std::vector<float> divisors(g->outH * g->outW);
   for (int64_t oy = 0; oy < g->outH; ++oy)
     for (int64_t ox = 0; ox < g->outW; ++ox) {
       int64_t count = 0;
       for (int64_t ky = 0; ky < g->kernel[0]; ++ky)
         for (int64_t kx = 0; kx < g->kernel[1]; ++kx) {
-          int64_t y = oy * g->strides[0] + ky * g->dilations[0] - g->pads[0];
-          int64_t xx = ox * g->strides[1] + kx * g->dilations[1] - g->pads[1];
-          bool inside = y >= 0 && y < xs[2] && xx >= 0 && xx < xs[3];
-          count += includePad || inside;
+          std::array<int64_t, 2> at = {
+              oy * g->strides[0] + ky * g->dilations[0] - g->pads[0],
+              ox * g->strides[1] + kx * g->dilations[1] - g->pads[1]};
+          bool counted = true;
+          for (int i = 0; i < 2; ++i) {
+            int64_t lo = includePad ? -g->pads[i] : 0;
+            int64_t hi = inputHW[i] + (includePad ? g->pads[i + 2] : 0);
+            counted &= at[i] >= lo && at[i] < hi;
+          }
+          count += counted;
         }
       divisors[oy * g->outW + ox] = static_cast<float>(count);
     }
-  Value divisor = im.denseConstant({g->outH, g->outW}, divisors);
+  Value divisor = im.denseConstant({g->outH, g->outW, 1}, divisors);
   auto divided = im.elementwise(
       node, {result, divisor}, [](OpBuilder &b, Location loc, ValueRange args) {
         return b.create<arith::DivFOp>(loc, args[0], args[1]).getResult();
       });
-  return im.define(node, std::move(divided));
+  if (!divided)
+    return divided.takeError();
+  im.define(node, fromNhwc(im, *divided, *g));
+  return llvm::Error::success();
 }
 
 /// Sum of `x` over `axes` (sorted), keeping them as size-1 dims if `keep`.
@@ -802,17 +1107,31 @@ llvm::Error convertBatchNorm(Importer &im, const onnx::NodeProto &node) {
                      *bias = im.constant(node, 2), *mean = im.constant(node, 3),
                      *var = im.constant(node, 4);
   std::vector<Value> inputs = {*x};
-  bool folded = scale && bias && mean && var;
-  if (folded) {
-    // The usual case (initializers): y = x * a + b, a and b folded here.
+  if (scale && bias && mean && var) {
+    // The usual case (initializers): y = x * a + b, a and b computed here,
+    // as two ops so that tcl-fold-batch-norm can move the scale into a
+    // convolution before.
     std::vector<float> a(c), shift(c);
     for (int64_t i = 0; i < c; ++i) {
       a[i] = scale->floats[i] / std::sqrt(var->floats[i] + epsilon);
       shift[i] = bias->floats[i] - mean->floats[i] * a[i];
     }
-    inputs.push_back(im.denseConstant(paramShape, a));
-    inputs.push_back(im.denseConstant(paramShape, shift));
-  } else {
+    auto arithmetic = [&](Value value, llvm::ArrayRef<float> parameter,
+                          bool multiply) {
+      return im.elementwise(
+          node, {value, im.denseConstant(paramShape, parameter)},
+          [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+            if (multiply)
+              return b.create<arith::MulFOp>(loc, args[0], args[1]);
+            return b.create<arith::AddFOp>(loc, args[0], args[1]);
+          });
+    };
+    auto scaled = arithmetic(*x, a, /*multiply=*/true);
+    if (!scaled)
+      return scaled.takeError();
+    return im.define(node, arithmetic(*scaled, shift, /*multiply=*/false));
+  }
+  {
     for (int index = 1; index <= 4; ++index) {
       auto value = im.input(node, index);
       if (!value)
@@ -825,10 +1144,6 @@ llvm::Error convertBatchNorm(Importer &im, const onnx::NodeProto &node) {
   }
   auto result = im.elementwise(
       node, inputs, [&](OpBuilder &b, Location loc, ValueRange args) {
-        if (folded) {
-          Value scaled = b.create<arith::MulFOp>(loc, args[0], args[1]);
-          return b.create<arith::AddFOp>(loc, scaled, args[2]).getResult();
-        }
         // (x - mean) * scale / sqrt(var + epsilon) + bias
         Value eps =
             b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(epsilon));
@@ -958,29 +1273,54 @@ llvm::Error convertMatMul(Importer &im, const onnx::NodeProto &node) {
                "stacked-by-matrix and equal-batch products are)");
 }
 
-llvm::Error convertSoftmax(Importer &im, const onnx::NodeProto &node) {
+/// Transpose's permutation (reversed dimensions by default).
+llvm::Expected<std::vector<int64_t>>
+transposePermutation(const onnx::NodeProto &node, size_t rank) {
+  std::vector<int64_t> perm = Importer::getInts(node, "perm");
+  if (perm.empty())
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  std::vector<int64_t> sorted = perm;
+  llvm::sort(sorted);
+  for (size_t d = 0; d < sorted.size(); ++d)
+    if (sorted[d] != static_cast<int64_t>(d) || perm.size() != rank)
+      return error(Importer::describe(node) +
+                   ": perm is not a permutation of the " +
+                   std::to_string(rank) + " dimensions");
+  return perm;
+}
+
+/// Softmax and LogSoftmax: over `axis` (opset >= 13), or over all dimensions
+/// from `axis` on (older opsets, which flatten the input to 2-D there).
+llvm::Error convertSoftmax(Importer &im, const onnx::NodeProto &node,
+                           bool logarithm) {
   auto x = im.input(node, 0);
   if (!x)
     return x.takeError();
   llvm::ArrayRef<int64_t> xs = Importer::shapeOf(*x);
   int64_t rank = xs.size();
-  int64_t axis = Importer::getInt(node, "axis", -1);
+  bool flattening = im.opset < 13;
+  int64_t axis = Importer::getInt(node, "axis", flattening ? 1 : -1);
   if (axis < 0)
     axis += rank;
-  if (axis != rank - 1)
-    return error(Importer::describe(node) +
-                 ": only softmax over the last axis is supported");
+  if (axis < 0 || axis >= rank)
+    return error(Importer::describe(node) + ": axis out of range");
+  auto reduced = [&](int64_t d) { return flattening ? d >= axis : d == axis; };
   MLIRContext *ctx = im.b.getContext();
   SmallVector<AffineExpr> rowExprs;
-  for (int64_t d = 0; d + 1 < rank; ++d)
-    rowExprs.push_back(im.b.getAffineDimExpr(d));
+  SmallVector<int64_t> rows;
+  SmallVector<utils::IteratorType> reduce,
+      parallel(rank, utils::IteratorType::parallel);
+  for (int64_t d = 0; d < rank; ++d) {
+    reduce.push_back(reduced(d) ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    if (!reduced(d)) {
+      rowExprs.push_back(im.b.getAffineDimExpr(d));
+      rows.push_back(xs[d]);
+    }
+  }
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
   AffineMap row = AffineMap::get(rank, 0, rowExprs, ctx);
-  SmallVector<utils::IteratorType> reduce(rank, utils::IteratorType::parallel);
-  reduce.back() = utils::IteratorType::reduction;
-  SmallVector<utils::IteratorType> parallel(rank,
-                                            utils::IteratorType::parallel);
-  SmallVector<int64_t> rows(xs.begin(), xs.end() - 1);
   Value max = im.generic(
       {*x}, im.filled(rows, -std::numeric_limits<float>::infinity()),
       {identity, row}, reduce, [](OpBuilder &b, Location loc, ValueRange args) {
@@ -993,14 +1333,104 @@ llvm::Error convertSoftmax(Importer &im, const onnx::NodeProto &node) {
                        loc, b.create<arith::SubFOp>(loc, args[0], args[1]));
                    return b.create<arith::AddFOp>(loc, e, args[2]).getResult();
                  });
-  Value result =
-      im.generic({*x, max, sum}, im.empty(xs), {identity, row, row, identity},
-                 parallel, [](OpBuilder &b, Location loc, ValueRange args) {
-                   Value e = b.create<math::ExpOp>(
-                       loc, b.create<arith::SubFOp>(loc, args[0], args[1]));
-                   return b.create<arith::DivFOp>(loc, e, args[2]).getResult();
-                 });
+  Value result = im.generic(
+      {*x, max, sum}, im.empty(xs), {identity, row, row, identity}, parallel,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value shifted = b.create<arith::SubFOp>(loc, args[0], args[1]);
+        if (logarithm)
+          return b
+              .create<arith::SubFOp>(loc, shifted,
+                                     b.create<math::LogOp>(loc, args[2]))
+              .getResult();
+        return b
+            .create<arith::DivFOp>(loc, b.create<math::ExpOp>(loc, shifted),
+                                   args[2])
+            .getResult();
+      });
   im.define(node, result);
+  return llvm::Error::success();
+}
+
+/// LayerNormalization (opset 17) over the dimensions from `axis` on, with
+/// its optional Mean and InvStdDev outputs.
+llvm::Error convertLayerNorm(Importer &im, const onnx::NodeProto &node) {
+  auto x = im.input(node, 0);
+  if (!x)
+    return x.takeError();
+  auto scale = im.input(node, 1);
+  if (!scale)
+    return scale.takeError();
+  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(*x);
+  int64_t rank = xs.size();
+  int64_t axis = Importer::getInt(node, "axis", -1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return error(Importer::describe(node) + ": axis out of range");
+  float epsilon = Importer::getFloat(node, "epsilon", 1e-5f);
+  SmallVector<int64_t> axes;
+  float count = 1;
+  for (int64_t d = axis; d < rank; ++d) {
+    axes.push_back(d);
+    count *= xs[d];
+  }
+  Value divisor = im.f32Constant(count);
+  auto mean = [&](Value sum) {
+    return im.elementwise(
+        node, {sum}, [&](OpBuilder &b, Location loc, ValueRange args) {
+          return b.create<arith::DivFOp>(loc, args[0], divisor).getResult();
+        });
+  };
+  auto average = mean(reduceSum(im, *x, axes, /*keep=*/true));
+  if (!average)
+    return average.takeError();
+  auto centered = im.elementwise(
+      node, {*x, *average}, [](OpBuilder &b, Location loc, ValueRange args) {
+        return b.create<arith::SubFOp>(loc, args[0], args[1]).getResult();
+      });
+  if (!centered)
+    return centered.takeError();
+  auto squares = im.elementwise(
+      node, {*centered}, [](OpBuilder &b, Location loc, ValueRange args) {
+        return b.create<arith::MulFOp>(loc, args[0], args[0]).getResult();
+      });
+  if (!squares)
+    return squares.takeError();
+  auto variance = mean(reduceSum(im, *squares, axes, /*keep=*/true));
+  if (!variance)
+    return variance.takeError();
+  Value eps = im.f32Constant(epsilon);
+  auto inverse = im.elementwise(
+      node, {*variance}, [&](OpBuilder &b, Location loc, ValueRange args) {
+        return b
+            .create<math::RsqrtOp>(loc,
+                                   b.create<arith::AddFOp>(loc, args[0], eps))
+            .getResult();
+      });
+  if (!inverse)
+    return inverse.takeError();
+  std::vector<Value> inputs = {*centered, *inverse, *scale};
+  if (im.hasInput(node, 2)) {
+    auto bias = im.input(node, 2);
+    if (!bias)
+      return bias.takeError();
+    inputs.push_back(*bias);
+  }
+  auto y = im.elementwise(
+      node, inputs, [](OpBuilder &b, Location loc, ValueRange args) {
+        Value v = b.create<arith::MulFOp>(
+            loc, b.create<arith::MulFOp>(loc, args[0], args[1]), args[2]);
+        if (args.size() > 4)
+          v = b.create<arith::AddFOp>(loc, v, args[3]);
+        return v;
+      });
+  if (!y)
+    return y.takeError();
+  im.define(node, *y);
+  if (node.output_size() > 1 && !node.output(1).empty())
+    im.define(node, *average, 1);
+  if (node.output_size() > 2 && !node.output(2).empty())
+    im.define(node, *inverse, 2);
   return llvm::Error::success();
 }
 
@@ -1008,29 +1438,18 @@ llvm::Error convertTranspose(Importer &im, const onnx::NodeProto &node) {
   auto x = im.input(node, 0);
   if (!x)
     return x.takeError();
-  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(*x);
-  std::vector<int64_t> perm = Importer::getInts(node, "perm");
-  if (perm.empty())
-    for (int64_t d = xs.size() - 1; d >= 0; --d)
-      perm.push_back(d);
-  if (perm.size() != xs.size())
-    return error(Importer::describe(node) + ": perm does not match the rank");
-  SmallVector<int64_t> shape;
-  for (int64_t d : perm)
-    shape.push_back(xs[d]);
-  Value result =
-      im.b.create<linalg::TransposeOp>(im.loc, *x, im.empty(shape), perm)
-          .getResult()[0];
-  im.define(node, result);
+  auto perm = transposePermutation(node, Importer::shapeOf(*x).size());
+  if (!perm)
+    return perm.takeError();
+  im.define(node, transposeTensor(im, *x, *perm));
   return llvm::Error::success();
 }
 
-/// Ops that only change the shape: Flatten, Reshape, Squeeze, Unsqueeze.
-llvm::Error convertReshapeLike(Importer &im, const onnx::NodeProto &node) {
-  auto x = im.input(node, 0);
-  if (!x)
-    return x.takeError();
-  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(*x);
+/// The output shape of the ops that only change the shape: Flatten,
+/// Reshape, Squeeze, Unsqueeze.
+llvm::Expected<std::vector<int64_t>> reshapeTarget(Importer &im,
+                                                   const onnx::NodeProto &node,
+                                                   llvm::ArrayRef<int64_t> xs) {
   int64_t rank = xs.size();
   int64_t count = std::accumulate(xs.begin(), xs.end(), int64_t(1),
                                   std::multiplies<int64_t>());
@@ -1041,22 +1460,26 @@ llvm::Error convertReshapeLike(Importer &im, const onnx::NodeProto &node) {
       return given->ints;
     return Importer::getInts(node, "axes");
   };
+  if (im.hasInput(node, 1) && !im.constant(node, 1))
+    return error(Importer::describe(node) +
+                 ": its shape or axes input must be known at compile time "
+                 "(a constant, or computed from shapes)");
   if (type == "Flatten") {
     int64_t axis = Importer::getInt(node, "axis", 1);
     if (axis < 0)
       axis += rank;
     int64_t outer = std::accumulate(xs.begin(), xs.begin() + axis, int64_t(1),
                                     std::multiplies<int64_t>());
-    shape = {outer, count / outer};
+    shape = {outer, outer ? count / outer : 0};
   } else if (type == "Reshape") {
     const ConstantData *target = im.constant(node, 1);
-    if (!target || target->isFloat)
+    if (!target || target->isFloat())
       return error(Importer::describe(node) + ": the target shape must be a "
                                               "constant");
     int64_t known = 1, inferred = -1;
     for (size_t i = 0; i < target->ints.size(); ++i) {
       int64_t dim = target->ints[i];
-      if (dim == 0 && !Importer::getInt(node, "allowzero", 0))
+      if (dim == 0 && !Importer::getInt(node, "allowzero", 0) && i < xs.size())
         dim = xs[i];
       if (dim == -1)
         inferred = i;
@@ -1064,7 +1487,7 @@ llvm::Error convertReshapeLike(Importer &im, const onnx::NodeProto &node) {
         known *= dim;
       shape.push_back(dim);
     }
-    if (inferred >= 0)
+    if (inferred >= 0 && known != 0)
       shape[inferred] = count / known;
   } else if (type == "Squeeze") {
     std::vector<int64_t> axes = axesOf();
@@ -1089,7 +1512,17 @@ llvm::Error convertReshapeLike(Importer &im, const onnx::NodeProto &node) {
   if (newCount != count)
     return error(Importer::describe(node) + ": cannot reshape " +
                  formatShape(xs) + " into " + formatShape(shape));
-  im.define(node, im.reshape(*x, shape));
+  return shape;
+}
+
+llvm::Error convertReshapeLike(Importer &im, const onnx::NodeProto &node) {
+  auto x = im.input(node, 0);
+  if (!x)
+    return x.takeError();
+  auto shape = reshapeTarget(im, node, Importer::shapeOf(*x));
+  if (!shape)
+    return shape.takeError();
+  im.define(node, im.reshape(*x, *shape));
   return llvm::Error::success();
 }
 
@@ -1106,11 +1539,13 @@ llvm::Error convertConcat(Importer &im, const onnx::NodeProto &node) {
   int64_t axis = Importer::getInt(node, "axis", 0);
   if (axis < 0)
     axis += rank;
+  if (axis < 0 || axis >= rank)
+    return error(Importer::describe(node) + ": axis out of range");
   SmallVector<int64_t> shape(first.begin(), first.end());
   shape[axis] = 0;
   for (Value value : inputs)
     shape[axis] += Importer::shapeOf(value)[axis];
-  Value result = im.empty(shape);
+  Value result = im.empty(shape, Importer::elementTypeOf(inputs[0]));
   int64_t offset = 0;
   for (Value value : inputs) {
     llvm::ArrayRef<int64_t> vs = Importer::shapeOf(value);
@@ -1133,7 +1568,7 @@ llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
   if (!data)
     return data.takeError();
   const ConstantData *indices = im.constant(node, 1);
-  if (!indices || indices->isFloat || indices->shape.size() > 1)
+  if (!indices || indices->isFloat() || indices->shape.size() > 1)
     return error(Importer::describe(node) + ": only constant scalar or 1-D "
                                             "indices are supported");
   llvm::ArrayRef<int64_t> ds = Importer::shapeOf(*data);
@@ -1143,6 +1578,7 @@ llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
     axis += rank;
   if (axis < 0 || axis >= rank)
     return error(Importer::describe(node) + ": axis out of range");
+  Type element = Importer::elementTypeOf(*data);
   SmallVector<Value> slices;
   for (int64_t index : indices->ints) {
     if (index < 0)
@@ -1158,7 +1594,8 @@ llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
     for (int64_t size : sliceShape)
       sizes.push_back(im.b.getIndexAttr(size));
     slices.push_back(im.b.create<tensor::ExtractSliceOp>(
-        im.loc, im.f32Tensor(sliceShape), *data, offsets, sizes, strides));
+        im.loc, RankedTensorType::get(sliceShape, element), *data, offsets,
+        sizes, strides));
   }
   Value result;
   SmallVector<int64_t> shape(ds.begin(), ds.end());
@@ -1167,7 +1604,7 @@ llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
     result = im.reshape(slices[0], shape);
   } else {
     shape[axis] = slices.size();
-    result = im.empty(shape);
+    result = im.empty(shape, element);
     for (auto [position, slice] : llvm::enumerate(slices)) {
       SmallVector<OpFoldResult> offsets(rank, im.b.getIndexAttr(0)), sizes,
           strides(rank, im.b.getIndexAttr(1));
@@ -1182,18 +1619,632 @@ llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
   return llvm::Error::success();
 }
 
-llvm::Error convertConstant(Importer &im, const onnx::NodeProto &node) {
-  const onnx::AttributeProto *value = Importer::attribute(node, "value");
-  if (!value || !value->has_t())
-    return error(Importer::describe(node) + ": only the 'value' tensor form "
-                                            "is supported");
-  auto data = readTensor(value->t());
+/// Which elements Slice takes from each dimension of its data.
+struct SliceSpec {
+  std::vector<int64_t> starts, steps, sizes;
+};
+
+llvm::Expected<SliceSpec> sliceSpec(Importer &im, const onnx::NodeProto &node,
+                                    llvm::ArrayRef<int64_t> ds) {
+  int64_t rank = ds.size();
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (im.opset < 10) {
+    starts = Importer::getInts(node, "starts");
+    ends = Importer::getInts(node, "ends");
+    axes = Importer::getInts(node, "axes");
+  } else {
+    for (auto [index, list] : {std::pair(1, &starts), std::pair(2, &ends),
+                               std::pair(3, &axes), std::pair(4, &steps)}) {
+      if (!im.hasInput(node, index))
+        continue;
+      const ConstantData *given = im.constant(node, index);
+      if (!given || given->isFloat())
+        return error(Importer::describe(node) +
+                     ": starts, ends, axes and steps must be known at "
+                     "compile time (constants, or computed from shapes)");
+      *list = given->ints;
+    }
+  }
+  if (axes.empty())
+    for (size_t k = 0; k < starts.size(); ++k)
+      axes.push_back(k);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return error(Importer::describe(node) +
+                 ": starts, ends, axes and steps differ in length");
+  SliceSpec spec{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 1),
+                 std::vector<int64_t>(ds.begin(), ds.end())};
+  for (size_t k = 0; k < starts.size(); ++k) {
+    int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
+    if (axis < 0 || axis >= rank)
+      return error(Importer::describe(node) + ": axis out of range");
+    int64_t dim = ds[axis], step = steps[k];
+    if (step == 0)
+      return error(Importer::describe(node) + ": a step is 0");
+    int64_t start = starts[k] < 0 ? starts[k] + dim : starts[k];
+    int64_t end = ends[k] < 0 ? ends[k] + dim : ends[k];
+    int64_t size;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      size = end > start ? (end - start + step - 1) / step : 0;
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      size = start > end ? (start - end - step - 1) / -step : 0;
+    }
+    spec.starts[axis] = start;
+    spec.steps[axis] = step;
+    spec.sizes[axis] = size;
+  }
+  return spec;
+}
+
+llvm::Error convertSlice(Importer &im, const onnx::NodeProto &node) {
+  auto data = im.input(node, 0);
   if (!data)
     return data.takeError();
-  im.constants[node.output(0)] = *data;
-  if (data->isFloat)
-    im.define(node, im.denseConstant(data->shape, data->floats));
+  llvm::ArrayRef<int64_t> ds = Importer::shapeOf(*data);
+  auto spec = sliceSpec(im, node, ds);
+  if (!spec)
+    return spec.takeError();
+  if (llvm::is_contained(spec->sizes, 0))
+    return error(Importer::describe(node) + ": the slice is empty");
+  Type element = Importer::elementTypeOf(*data);
+  auto resultType = RankedTensorType::get(spec->sizes, element);
+  if (llvm::all_of(spec->steps, [](int64_t step) { return step > 0; })) {
+    auto attrs = [&](llvm::ArrayRef<int64_t> values) {
+      return llvm::to_vector(llvm::map_range(values, [&](int64_t v) {
+        return OpFoldResult(im.b.getIndexAttr(v));
+      }));
+    };
+    Value slice = im.b.create<tensor::ExtractSliceOp>(
+        im.loc, resultType, *data, attrs(spec->starts), attrs(spec->sizes),
+        attrs(spec->steps));
+    im.define(node, slice);
+    return llvm::Error::success();
+  }
+  // Negative steps: a generic that reads data[start + i * step] with
+  // tensor.extract (affine maps with negative coefficients do not tile).
+  int64_t rank = ds.size();
+  MLIRContext *ctx = im.b.getContext();
+  Value source = *data;
+  Value result = im.generic(
+      {}, im.empty(spec->sizes, element),
+      {AffineMap::getMultiDimIdentityMap(rank, ctx)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        SmallVector<Value> indices;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = b.create<linalg::IndexOp>(loc, d);
+          Value step = b.create<arith::ConstantIndexOp>(loc, spec->steps[d]);
+          Value start = b.create<arith::ConstantIndexOp>(loc, spec->starts[d]);
+          indices.push_back(b.create<arith::AddIOp>(
+              loc, start, b.create<arith::MulIOp>(loc, i, step)));
+        }
+        return b.create<tensor::ExtractOp>(loc, source, indices).getResult();
+      });
+  im.define(node, result);
   return llvm::Error::success();
+}
+
+/// The constant 1-D integer input `index` (a shape), or an error.
+llvm::Expected<std::vector<int64_t>>
+constantInts(Importer &im, const onnx::NodeProto &node, int index) {
+  const ConstantData *given = im.constant(node, index);
+  if (!given || given->isFloat())
+    return error(Importer::describe(node) + ": input " + std::to_string(index) +
+                 " must be an integer tensor known at compile time (a "
+                 "constant, or computed from shapes)");
+  return given->ints;
+}
+
+llvm::Error convertExpand(Importer &im, const onnx::NodeProto &node) {
+  auto x = im.input(node, 0);
+  if (!x)
+    return x.takeError();
+  auto shape = constantInts(im, node, 1);
+  if (!shape)
+    return shape.takeError();
+  auto result = im.elementwise(
+      node, {*x},
+      [](OpBuilder &, Location, ValueRange args) { return args[0]; }, nullptr,
+      *shape);
+  return im.define(node, std::move(result));
+}
+
+llvm::Error convertWhere(Importer &im, const onnx::NodeProto &node) {
+  std::vector<Value> inputs;
+  for (int i = 0; i < 3; ++i) {
+    auto value = im.input(node, i);
+    if (!value)
+      return value.takeError();
+    inputs.push_back(*value);
+  }
+  if (!Importer::isBool(inputs[0]))
+    return error(Importer::describe(node) + ": the condition must be bool");
+  auto result = im.elementwise(
+      node, inputs,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        return b
+            .create<arith::SelectOp>(loc, Importer::byteToBool(b, loc, args[0]),
+                                     args[1], args[2])
+            .getResult();
+      },
+      Importer::elementTypeOf(inputs[1]));
+  return im.define(node, std::move(result));
+}
+
+/// Equal, Less, Greater, LessOrEqual, GreaterOrEqual: bool results.
+Converter comparison(arith::CmpFPredicate floatPredicate,
+                     arith::CmpIPredicate intPredicate) {
+  return [=](Importer &im, const onnx::NodeProto &node) -> llvm::Error {
+    auto lhs = im.input(node, 0);
+    if (!lhs)
+      return lhs.takeError();
+    auto rhs = im.input(node, 1);
+    if (!rhs)
+      return rhs.takeError();
+    auto result = im.elementwise(
+        node, {*lhs, *rhs},
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          Value flag =
+              isa<FloatType>(args[0].getType())
+                  ? b.create<arith::CmpFOp>(loc, floatPredicate, args[0],
+                                            args[1])
+                        .getResult()
+                  : b.create<arith::CmpIOp>(loc, intPredicate, args[0], args[1])
+                        .getResult();
+          return Importer::boolToByte(b, loc, flag);
+        },
+        im.elementType(ElementKind::Bool));
+    return im.define(node, std::move(result));
+  };
+}
+
+/// The element kind ONNX element type `type` is carried as.
+std::optional<ElementKind> kindOfOnnxType(int64_t type) {
+  switch (type) {
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::DOUBLE:
+    return ElementKind::Float;
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::UINT32:
+    return ElementKind::Int;
+  case onnx::TensorProto::BOOL:
+    return ElementKind::Bool;
+  default:
+    return std::nullopt;
+  }
+}
+
+llvm::Expected<ElementKind> castTarget(const onnx::NodeProto &node) {
+  int64_t to = Importer::getInt(node, "to", onnx::TensorProto::FLOAT);
+  if (std::optional<ElementKind> kind = kindOfOnnxType(to))
+    return *kind;
+  return error(Importer::describe(node) + ": casting to ONNX element type " +
+               std::to_string(to) + " is not supported");
+}
+
+llvm::Error convertCast(Importer &im, const onnx::NodeProto &node) {
+  auto x = im.input(node, 0);
+  if (!x)
+    return x.takeError();
+  auto kind = castTarget(node);
+  if (!kind)
+    return kind.takeError();
+  Type to = im.elementType(*kind), from = Importer::elementTypeOf(*x);
+  if (to == from) {
+    im.define(node, *x);
+    return llvm::Error::success();
+  }
+  auto result = im.elementwise(
+      node, {*x},
+      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        Value v = args[0];
+        bool fromBool = from.isInteger(8), toBool = to.isInteger(8);
+        if (toBool) {
+          Value flag =
+              from.isF32()
+                  ? b.create<arith::CmpFOp>(
+                         loc, arith::CmpFPredicate::UNE, v,
+                         b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0)))
+                        .getResult()
+                  : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v,
+                                            b.create<arith::ConstantOp>(
+                                                loc, b.getIntegerAttr(from, 0)))
+                        .getResult();
+          return Importer::boolToByte(b, loc, flag);
+        }
+        if (from.isF32())
+          return b.create<arith::FPToSIOp>(loc, to, v);
+        if (to.isF32())
+          return fromBool ? b.create<arith::UIToFPOp>(loc, to, v).getResult()
+                          : b.create<arith::SIToFPOp>(loc, to, v).getResult();
+        return b.create<arith::ExtUIOp>(loc, to, v); // bool -> int
+      },
+      to);
+  return im.define(node, std::move(result));
+}
+
+/// Shape: always known at compile time, since tcl's shapes are static.
+llvm::Error convertShape(Importer &im, const onnx::NodeProto &node) {
+  std::vector<int64_t> shape;
+  if (const ConstantData *given = im.constant(node, 0)) {
+    shape = given->shape;
+  } else {
+    auto x = im.input(node, 0);
+    if (!x)
+      return x.takeError();
+    shape = Importer::shapeOf(*x);
+  }
+  int64_t rank = shape.size();
+  auto bound = [&](int64_t value) {
+    return std::clamp<int64_t>(value < 0 ? value + rank : value, 0, rank);
+  };
+  int64_t start = bound(Importer::getInt(node, "start", 0));
+  int64_t end = bound(Importer::getInt(node, "end", rank));
+  ConstantData result;
+  result.kind = ElementKind::Int;
+  if (end > start)
+    result.ints.assign(shape.begin() + start, shape.begin() + end);
+  result.shape = {static_cast<int64_t>(result.ints.size())};
+  im.constants[node.output(0)] = std::move(result);
+  return llvm::Error::success();
+}
+
+llvm::Error convertConstantOfShape(Importer &im, const onnx::NodeProto &node) {
+  auto shape = constantInts(im, node, 0);
+  if (!shape)
+    return shape.takeError();
+  ConstantData fill = ConstantData::zeros(ElementKind::Float, {1});
+  if (const onnx::AttributeProto *value = Importer::attribute(node, "value")) {
+    auto data = readTensor(value->t());
+    if (!data)
+      return data.takeError();
+    if (data->size() != 1)
+      return error(Importer::describe(node) + ": value must have one element");
+    fill = *data;
+  }
+  ConstantData result = ConstantData::zeros(fill.kind, *shape);
+  for (int64_t i = 0; i < result.size(); ++i)
+    result.copyElement(i, fill, 0);
+  im.constants[node.output(0)] = std::move(result);
+  return llvm::Error::success();
+}
+
+llvm::Error convertRange(Importer &im, const onnx::NodeProto &node) {
+  const ConstantData *start = im.constant(node, 0),
+                     *limit = im.constant(node, 1),
+                     *delta = im.constant(node, 2);
+  if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 ||
+      delta->size() != 1)
+    return error(Importer::describe(node) +
+                 ": start, limit and delta must be scalars known at compile "
+                 "time");
+  double first = start->asDouble(0), step = delta->asDouble(0);
+  if (step == 0)
+    return error(Importer::describe(node) + ": delta is 0");
+  int64_t count = std::max<int64_t>(
+      0, static_cast<int64_t>(std::ceil((limit->asDouble(0) - first) / step)));
+  ConstantData result = ConstantData::zeros(start->kind, {count});
+  for (int64_t i = 0; i < count; ++i) {
+    if (result.isFloat())
+      result.floats[i] = static_cast<float>(first + i * step);
+    else
+      result.ints[i] = start->ints[0] + i * delta->ints[0];
+  }
+  im.constants[node.output(0)] = std::move(result);
+  return llvm::Error::success();
+}
+
+llvm::Error convertConstant(Importer &im, const onnx::NodeProto &node) {
+  ConstantData data;
+  if (const onnx::AttributeProto *value = Importer::attribute(node, "value")) {
+    auto tensor = readTensor(value->t());
+    if (!tensor)
+      return tensor.takeError();
+    data = std::move(*tensor);
+  } else if (const auto *f = Importer::attribute(node, "value_float")) {
+    data.floats = {f->f()};
+  } else if (const auto *fs = Importer::attribute(node, "value_floats")) {
+    data.floats.assign(fs->floats().begin(), fs->floats().end());
+    data.shape = {static_cast<int64_t>(data.floats.size())};
+  } else if (const auto *i = Importer::attribute(node, "value_int")) {
+    data.kind = ElementKind::Int;
+    data.ints = {i->i()};
+  } else if (const auto *is = Importer::attribute(node, "value_ints")) {
+    data.kind = ElementKind::Int;
+    data.ints.assign(is->ints().begin(), is->ints().end());
+    data.shape = {static_cast<int64_t>(data.ints.size())};
+  } else {
+    return error(Importer::describe(node) +
+                 ": only the value, value_float(s) and value_int(s) forms "
+                 "are supported");
+  }
+  im.constants[node.output(0)] = std::move(data);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Import-time evaluation
+//===----------------------------------------------------------------------===//
+//
+// A node whose inputs are all known at import time is evaluated here instead
+// of being converted: shape computations (Shape -> Gather -> Concat ->
+// Reshape) must be, since tcl's shapes are static, and folding the rest
+// keeps the module small.
+
+using Evaluator = std::function<llvm::Expected<ConstantData>(
+    Importer &, const onnx::NodeProto &, llvm::ArrayRef<const ConstantData *>)>;
+
+/// Elementwise evaluation with numpy broadcasting: in doubles when an input
+/// is float, else in integers; the result has kind `kind`, or the first
+/// input's kind when unset.
+Evaluator
+evaluateElementwise(std::optional<ElementKind> kind,
+                    std::function<double(llvm::ArrayRef<double>)> onFloats,
+                    std::function<int64_t(llvm::ArrayRef<int64_t>)> onInts) {
+  return [=](Importer &, const onnx::NodeProto &node,
+             llvm::ArrayRef<const ConstantData *> inputs)
+             -> llvm::Expected<ConstantData> {
+    SmallVector<llvm::ArrayRef<int64_t>> shapes;
+    bool anyFloat = false;
+    for (const ConstantData *input : inputs) {
+      shapes.push_back(input->shape);
+      anyFloat |= input->isFloat();
+    }
+    auto shape = broadcastShapes(shapes);
+    if (!shape)
+      return error(Importer::describe(node) + ": shapes do not broadcast");
+    if ((anyFloat && !onFloats) || (!anyFloat && !onInts))
+      return error(Importer::describe(node) + ": not defined on " +
+                   (anyFloat ? "floats" : "integers"));
+    ConstantData result =
+        ConstantData::zeros(kind ? *kind : inputs[0]->kind, *shape);
+    SmallVector<double> doubles(inputs.size());
+    SmallVector<int64_t> ints(inputs.size());
+    int64_t out = 0;
+    forEachIndex(*shape, [&](llvm::ArrayRef<int64_t> index) {
+      for (auto [i, input] : llvm::enumerate(inputs)) {
+        int64_t offset = broadcastOffset(input->shape, index);
+        if (anyFloat)
+          doubles[i] = input->asDouble(offset);
+        else
+          ints[i] = input->ints[offset];
+      }
+      if (anyFloat) {
+        double value = onFloats(doubles);
+        if (result.isFloat())
+          result.floats[out] = static_cast<float>(value);
+        else
+          result.ints[out] = static_cast<int64_t>(value);
+      } else {
+        int64_t value = onInts(ints);
+        if (result.isFloat())
+          result.floats[out] = static_cast<float>(value);
+        else
+          result.ints[out] = value;
+      }
+      ++out;
+    });
+    return result;
+  };
+}
+
+/// Evaluates data movement: output element at `index` is input 0's element
+/// at the offset `source` gives (nullopt: the node is not supported).
+llvm::Expected<ConstantData>
+gatherElements(const ConstantData &input, std::vector<int64_t> shape,
+               llvm::function_ref<int64_t(llvm::ArrayRef<int64_t>)> source) {
+  ConstantData result = ConstantData::zeros(input.kind, std::move(shape));
+  int64_t out = 0;
+  forEachIndex(result.shape, [&](llvm::ArrayRef<int64_t> index) {
+    result.copyElement(out++, input, source(index));
+  });
+  return result;
+}
+
+std::vector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+const std::map<std::string, Evaluator> &getEvaluators() {
+  using Doubles = llvm::ArrayRef<double>;
+  using Ints = llvm::ArrayRef<int64_t>;
+  auto sameData = [](Importer &im, const onnx::NodeProto &node,
+                     llvm::ArrayRef<const ConstantData *> inputs)
+      -> llvm::Expected<ConstantData> {
+    ConstantData result = *inputs[0];
+    if (node.op_type() == "Identity")
+      return result;
+    auto shape = reshapeTarget(im, node, inputs[0]->shape);
+    if (!shape)
+      return shape.takeError();
+    result.shape = *shape;
+    return result;
+  };
+  auto compare = [](auto predicate) {
+    return evaluateElementwise(
+        ElementKind::Bool,
+        [=](Doubles v) -> double { return predicate(v[0], v[1]); },
+        [=](Ints v) -> int64_t { return predicate(v[0], v[1]); });
+  };
+  static const std::map<std::string, Evaluator> evaluators = {
+      {"Identity", sameData},
+      {"Reshape", sameData},
+      {"Flatten", sameData},
+      {"Squeeze", sameData},
+      {"Unsqueeze", sameData},
+      {"Add", evaluateElementwise(
+                  std::nullopt, [](Doubles v) { return v[0] + v[1]; },
+                  [](Ints v) { return v[0] + v[1]; })},
+      {"Sub", evaluateElementwise(
+                  std::nullopt, [](Doubles v) { return v[0] - v[1]; },
+                  [](Ints v) { return v[0] - v[1]; })},
+      {"Mul", evaluateElementwise(
+                  std::nullopt, [](Doubles v) { return v[0] * v[1]; },
+                  [](Ints v) { return v[0] * v[1]; })},
+      {"Div", evaluateElementwise(
+                  std::nullopt, [](Doubles v) { return v[0] / v[1]; },
+                  [](Ints v) { return v[1] ? v[0] / v[1] : 0; })},
+      {"Neg", evaluateElementwise(
+                  std::nullopt, [](Doubles v) { return -v[0]; },
+                  [](Ints v) { return -v[0]; })},
+      {"Equal", compare([](auto a, auto b) { return a == b; })},
+      {"Less", compare([](auto a, auto b) { return a < b; })},
+      {"Greater", compare([](auto a, auto b) { return a > b; })},
+      {"LessOrEqual", compare([](auto a, auto b) { return a <= b; })},
+      {"GreaterOrEqual", compare([](auto a, auto b) { return a >= b; })},
+      {"Where",
+       [](Importer &im, const onnx::NodeProto &node,
+          llvm::ArrayRef<const ConstantData *> inputs)
+           -> llvm::Expected<ConstantData> {
+         return evaluateElementwise(
+             inputs[1]->kind, [](Doubles v) { return v[0] != 0 ? v[1] : v[2]; },
+             [](Ints v) { return v[0] != 0 ? v[1] : v[2]; })(im, node, inputs);
+       }},
+      {"Cast",
+       [](Importer &, const onnx::NodeProto &node,
+          llvm::ArrayRef<const ConstantData *> inputs)
+           -> llvm::Expected<ConstantData> {
+         auto kind = castTarget(node);
+         if (!kind)
+           return kind.takeError();
+         const ConstantData &in = *inputs[0];
+         ConstantData result = ConstantData::zeros(*kind, in.shape);
+         for (int64_t i = 0; i < in.size(); ++i) {
+           if (*kind == ElementKind::Float)
+             result.floats[i] = static_cast<float>(in.asDouble(i));
+           else if (*kind == ElementKind::Bool)
+             result.ints[i] = in.asDouble(i) != 0;
+           else
+             result.ints[i] =
+                 in.isFloat() ? static_cast<int64_t>(in.floats[i]) : in.ints[i];
+         }
+         return result;
+       }},
+      {"Transpose",
+       [](Importer &, const onnx::NodeProto &node,
+          llvm::ArrayRef<const ConstantData *> inputs)
+           -> llvm::Expected<ConstantData> {
+         auto perm = transposePermutation(node, inputs[0]->shape.size());
+         if (!perm)
+           return perm.takeError();
+         return permuteConstant(*inputs[0], *perm);
+       }},
+      {"Slice",
+       [](Importer &im, const onnx::NodeProto &node,
+          llvm::ArrayRef<const ConstantData *> inputs)
+           -> llvm::Expected<ConstantData> {
+         const ConstantData &data = *inputs[0];
+         auto spec = sliceSpec(im, node, data.shape);
+         if (!spec)
+           return spec.takeError();
+         std::vector<int64_t> strides = rowMajorStrides(data.shape);
+         return gatherElements(data, spec->sizes, [&](Ints index) {
+           int64_t offset = 0;
+           for (size_t d = 0; d < index.size(); ++d)
+             offset +=
+                 (spec->starts[d] + index[d] * spec->steps[d]) * strides[d];
+           return offset;
+         });
+       }},
+      {"Gather",
+       [](Importer &, const onnx::NodeProto &node,
+          llvm::ArrayRef<const ConstantData *> inputs)
+           -> llvm::Expected<ConstantData> {
+         const ConstantData &data = *inputs[0], &indices = *inputs[1];
+         int64_t rank = data.shape.size();
+         int64_t axis = Importer::getInt(node, "axis", 0);
+         if (axis < 0)
+           axis += rank;
+         if (axis < 0 || axis >= rank || indices.isFloat())
+           return error(Importer::describe(node) +
+                        ": bad axis or non-integer indices");
+         for (int64_t index : indices.ints)
+           if (index < -data.shape[axis] || index >= data.shape[axis])
+             return error(Importer::describe(node) + ": index " +
+                          std::to_string(index) + " out of range");
+         std::vector<int64_t> shape(data.shape.begin(),
+                                    data.shape.begin() + axis);
+         shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
+         shape.insert(shape.end(), data.shape.begin() + axis + 1,
+                      data.shape.end());
+         std::vector<int64_t> strides = rowMajorStrides(data.shape),
+                              indexStrides = rowMajorStrides(indices.shape);
+         int64_t indexRank = indices.shape.size();
+         return gatherElements(data, shape, [&](Ints out) {
+           int64_t position = 0;
+           for (int64_t d = 0; d < indexRank; ++d)
+             position += out[axis + d] * indexStrides[d];
+           int64_t index = indices.ints[position];
+           if (index < 0)
+             index += data.shape[axis];
+           int64_t offset = index * strides[axis];
+           for (int64_t d = 0; d < axis; ++d)
+             offset += out[d] * strides[d];
+           for (int64_t d = axis + 1; d < rank; ++d)
+             offset += out[d - 1 + indexRank] * strides[d];
+           return offset;
+         });
+       }},
+      {"Concat",
+       [](Importer &, const onnx::NodeProto &node,
+          llvm::ArrayRef<const ConstantData *> inputs)
+           -> llvm::Expected<ConstantData> {
+         int64_t rank = inputs[0]->shape.size();
+         int64_t axis = Importer::getInt(node, "axis", 0);
+         if (axis < 0)
+           axis += rank;
+         if (axis < 0 || axis >= rank)
+           return error(Importer::describe(node) + ": axis out of range");
+         std::vector<int64_t> shape = inputs[0]->shape;
+         shape[axis] = 0;
+         for (const ConstantData *input : inputs) {
+           if (input->kind != inputs[0]->kind ||
+               input->shape.size() != shape.size())
+             return error(Importer::describe(node) +
+                          ": inputs differ in type or rank");
+           shape[axis] += input->shape[axis];
+         }
+         ConstantData result = ConstantData::zeros(inputs[0]->kind, shape);
+         int64_t out = 0;
+         forEachIndex(shape, [&](Ints index) {
+           SmallVector<int64_t> at(index.begin(), index.end());
+           size_t which = 0;
+           while (at[axis] >= inputs[which]->shape[axis])
+             at[axis] -= inputs[which++]->shape[axis];
+           result.copyElement(out++, *inputs[which],
+                              broadcastOffset(inputs[which]->shape, at));
+         });
+         return result;
+       }},
+      {"Expand",
+       [](Importer &, const onnx::NodeProto &node,
+          llvm::ArrayRef<const ConstantData *> inputs)
+           -> llvm::Expected<ConstantData> {
+         const ConstantData &data = *inputs[0];
+         auto shape = broadcastShapes({data.shape, inputs[1]->ints});
+         if (!shape || inputs[1]->isFloat())
+           return error(Importer::describe(node) + ": cannot expand " +
+                        formatShape(data.shape));
+         return gatherElements(data, *shape, [&](Ints index) {
+           return broadcastOffset(data.shape, index);
+         });
+       }},
+  };
+  return evaluators;
 }
 
 const std::map<std::string, Converter> &getConverters() {
@@ -1205,8 +2256,6 @@ const std::map<std::string, Converter> &getConverters() {
          if (!x)
            return x.takeError();
          im.define(node, *x);
-         if (const ConstantData *c = im.constant(node, 0))
-           im.constants[node.output(0)] = *c;
          return llvm::Error::success();
        }},
       {"Constant", convertConstant},
@@ -1227,14 +2276,14 @@ const std::map<std::string, Converter> &getConverters() {
       {"Erf", unaryOp<math::ErfOp>()},
       {"Abs", unaryOp<math::AbsFOp>()},
       {"Neg", unaryOp<arith::NegFOp>()},
-      {"Add", binary<arith::AddFOp>()},
-      {"Sub", binary<arith::SubFOp>()},
-      {"Mul", binary<arith::MulFOp>()},
-      {"Div", binary<arith::DivFOp>()},
-      {"Pow", binary<math::PowFOp>()},
-      {"Max", binary<arith::MaximumFOp>()},
-      {"Min", binary<arith::MinimumFOp>()},
-      {"Sum", binary<arith::AddFOp>()},
+      {"Add", binary<arith::AddFOp, arith::AddIOp>()},
+      {"Sub", binary<arith::SubFOp, arith::SubIOp>()},
+      {"Mul", binary<arith::MulFOp, arith::MulIOp>()},
+      {"Div", binary<arith::DivFOp, arith::DivSIOp>()},
+      {"Pow", convertPow},
+      {"Max", binary<arith::MaximumFOp, arith::MaxSIOp>()},
+      {"Min", binary<arith::MinimumFOp, arith::MinSIOp>()},
+      {"Sum", binary<arith::AddFOp, arith::AddIOp>()},
       {"Clip", convertClip},
       {"Conv", convertConv},
       {"MaxPool",
@@ -1250,8 +2299,33 @@ const std::map<std::string, Converter> &getConverters() {
       {"BatchNormalization", convertBatchNorm},
       {"Gemm", convertGemm},
       {"MatMul", convertMatMul},
-      {"Softmax", convertSoftmax},
+      {"Softmax",
+       [](Importer &im, const onnx::NodeProto &node) {
+         return convertSoftmax(im, node, /*logarithm=*/false);
+       }},
+      {"LogSoftmax",
+       [](Importer &im, const onnx::NodeProto &node) {
+         return convertSoftmax(im, node, /*logarithm=*/true);
+       }},
+      {"LayerNormalization", convertLayerNorm},
       {"Transpose", convertTranspose},
+      {"Slice", convertSlice},
+      {"Expand", convertExpand},
+      {"Where", convertWhere},
+      {"Equal",
+       comparison(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq)},
+      {"Less",
+       comparison(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt)},
+      {"Greater",
+       comparison(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt)},
+      {"LessOrEqual",
+       comparison(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle)},
+      {"GreaterOrEqual",
+       comparison(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge)},
+      {"Cast", convertCast},
+      {"Shape", convertShape},
+      {"ConstantOfShape", convertConstantOfShape},
+      {"Range", convertRange},
       {"Flatten", convertReshapeLike},
       {"Reshape", convertReshapeLike},
       {"Squeeze", convertReshapeLike},
@@ -1294,11 +2368,25 @@ Importer::importModel(onnx::ModelProto &model,
                    tensor::TensorDialect>();
   const onnx::GraphProto &graph = model.graph();
 
+  for (const onnx::OperatorSetIdProto &set : model.opset_import())
+    if (set.domain().empty() || set.domain() == "ai.onnx")
+      opset = set.version();
   for (const onnx::TensorProto &init : graph.initializer()) {
     auto data = readTensor(init);
     if (!data)
       return data.takeError();
     constants[init.name()] = *data;
+  }
+  for (const auto &[name, path] : options.boundInputs) {
+    std::ifstream stream(path, std::ios::binary);
+    onnx::TensorProto tensor;
+    if (!stream || !tensor.ParseFromIstream(&stream))
+      return error("cannot read an ONNX tensor for input '" + name +
+                   "' from '" + path + "'");
+    auto data = readTensor(tensor);
+    if (!data)
+      return data.takeError();
+    constants[name] = *data;
   }
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -1307,12 +2395,15 @@ Importer::importModel(onnx::ModelProto &model,
   std::vector<std::string> argNames;
   for (const onnx::ValueInfoProto &in : graph.input()) {
     if (constants.count(in.name()))
-      continue; // An initializer listed as an input (older exporters).
+      continue; // An initializer (listed by older exporters) or bound.
     int32_t elementType = in.type().tensor_type().elem_type();
     if (elementType != onnx::TensorProto::FLOAT)
       return error("graph input '" + in.name() + "' has ONNX element type " +
                    std::to_string(elementType) +
-                   "; tcl compiles float (f32) inputs only");
+                   "; tcl compiles float (f32) inputs only (bind an "
+                   "integer input that determines shapes to a value with "
+                   "--bind-input " +
+                   in.name() + "=value.pb)");
     auto shape = staticShape(in, options);
     if (!shape)
       return shape.takeError();
@@ -1325,11 +2416,9 @@ Importer::importModel(onnx::ModelProto &model,
   b.setInsertionPointToStart(body);
   for (auto [name, arg] : llvm::zip_equal(argNames, body->getArguments()))
     values[name] = arg;
-  for (auto &[name, data] : constants)
-    if (data.isFloat)
-      values[name] = denseConstant(data.shape, data.floats);
 
   const auto &converters = getConverters();
+  const auto &evaluators = getEvaluators();
   for (int index = 0; index < graph.node_size(); ++index) {
     const onnx::NodeProto &node = graph.node(index);
     if (!node.domain().empty() && node.domain() != "ai.onnx")
@@ -1343,6 +2432,25 @@ Importer::importModel(onnx::ModelProto &model,
                    "', #" + std::to_string(index) + ")");
     loc = NameLoc::get(
         b.getStringAttr(node.name().empty() ? node.output(0) : node.name()));
+    // Inputs known at import time; evaluate the node if all of them are.
+    SmallVector<const ConstantData *> known;
+    bool allKnown = true;
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (!hasInput(node, i))
+        continue;
+      const ConstantData *data = constant(node, i);
+      allKnown &= data != nullptr;
+      known.push_back(data);
+    }
+    allKnown &= !known.empty();
+    auto evaluator = evaluators.find(node.op_type());
+    if (evaluator != evaluators.end() && allKnown) {
+      auto result = evaluator->second(*this, node, known);
+      if (!result)
+        return result.takeError();
+      constants[node.output(0)] = std::move(*result);
+      continue;
+    }
     if (llvm::Error e = converter->second(*this, node))
       return std::move(e);
   }
@@ -1350,12 +2458,16 @@ Importer::importModel(onnx::ModelProto &model,
 
   SmallVector<Value> results;
   for (const onnx::ValueInfoProto &out : graph.output()) {
-    auto found = values.find(out.name());
-    if (found == values.end())
+    Value result = lookup(out.name());
+    if (!result)
       return error("graph output '" + out.name() +
                    "' is not computed by "
                    "any supported node");
-    results.push_back(found->second);
+    if (!elementTypeOf(result).isF32())
+      return error("graph output '" + out.name() + "' has element type " +
+                   (isBool(result) ? "bool" : "integer") +
+                   "; tcl's compiled models return f32 tensors only");
+    results.push_back(result);
   }
   b.create<func::ReturnOp>(loc, results);
   func.setFunctionType(
@@ -1423,6 +2535,15 @@ llvm::Error mlir::tcl::parseInputShape(llvm::StringRef text,
     shape.push_back(dim);
   }
   options.inputShapes[name.str()] = shape;
+  return llvm::Error::success();
+}
+
+llvm::Error mlir::tcl::parseBoundInput(llvm::StringRef text,
+                                       OnnxImportOptions &options) {
+  auto [name, path] = text.split('=');
+  if (name.empty() || path.empty())
+    return error("--bind-input expects name=value.pb, got '" + text + "'");
+  options.boundInputs[name.str()] = path.str();
   return llvm::Error::success();
 }
 

@@ -137,6 +137,23 @@ mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   return success();
 }
 
+void mlir::tcl::buildGraphOptimizationPipeline(OpPassManager &pm) {
+  OpPassManager &funcs = pm.nest<func::FuncOp>();
+  funcs.addPass(createPropagateLayout());
+  funcs.addPass(createCanonicalizerPass());
+  funcs.addPass(createFoldConstants());
+  funcs.addPass(createFoldBatchNorm());
+  funcs.addPass(createFuseElementwise());
+  funcs.addPass(createCanonicalizerPass());
+  funcs.addPass(createCSEPass());
+}
+
+LogicalResult mlir::tcl::optimizeGraph(ModuleOp module) {
+  PassManager pm(module.getContext());
+  buildGraphOptimizationPipeline(pm);
+  return pm.run(module);
+}
+
 namespace {
 struct LowerToLLVMPipelineOptions
     : public PassPipelineOptions<LowerToLLVMPipelineOptions> {
@@ -164,4 +181,9 @@ void mlir::tcl::registerTclPipelines() {
             pm, LoweringOptions{options.target, options.numThreads,
                                 options.defaultSchedules});
       });
+  PassPipelineRegistration<>(
+      "tcl-optimize-graph",
+      "Graph-level optimizations of imported models: layout propagation, "
+      "constant and BatchNorm folding, elementwise fusion",
+      buildGraphOptimizationPipeline);
 }

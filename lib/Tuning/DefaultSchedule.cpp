@@ -12,6 +12,7 @@
 #include "tcl/Tuning/DefaultSchedule.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
@@ -226,8 +227,19 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
     w.hoistAccumulators();
 }
 
+/// Generics the vectorizer takes: operands read through projected
+/// permutations (with broadcasts) and no gathers (tensor.extract) in the
+/// body. Others (a reversed Slice) stay scalar loops.
+bool isVectorizableGeneric(linalg::LinalgOp op) {
+  bool gathers = false;
+  op->walk([&](tensor::ExtractOp) { gathers = true; });
+  return !gathers && llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+    return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+  });
+}
+
 void writeGeneric(ScheduleWriter &w, ArrayRef<utils::IteratorType> kinds,
-                  int64_t lanes, unsigned threads) {
+                  int64_t lanes, unsigned threads, bool vectorizable) {
   unsigned numDims = kinds.size();
   bool isStatic = true;
   for (unsigned dim = 0; dim < numDims; ++dim)
@@ -255,7 +267,8 @@ void writeGeneric(ScheduleWriter &w, ArrayRef<utils::IteratorType> kinds,
   else
     inner[last] = pickTile(w.extent(last), 1024, lanes);
   w.tile(inner);
-  w.vectorize();
+  if (vectorizable)
+    w.vectorize();
 }
 } // namespace
 
@@ -291,7 +304,8 @@ mlir::tcl::buildDefaultSchedule(OpBuilder &builder, linalg::LinalgOp anchor,
       writeWindowOp(writer, *info, lanes, threads, hasEpilogue);
       break;
     case AnchorClass::Generic:
-      writeGeneric(writer, anchor.getIteratorTypesArray(), lanes, threads);
+      writeGeneric(writer, anchor.getIteratorTypesArray(), lanes, threads,
+                   isVectorizableGeneric(anchor));
       break;
     case AnchorClass::Conv1D:
       break;

@@ -50,6 +50,17 @@ static llvm::cl::opt<std::string>
 static llvm::cl::list<std::string> inputShapes(
     "input-shape",
     llvm::cl::desc("Static shape of an ONNX graph input: name=1x3x224x224"));
+static llvm::cl::list<std::string> boundInputs(
+    "bind-input",
+    llvm::cl::desc("Fix an ONNX graph input to the value in an ONNX tensor "
+                   "file: name=value.pb (e.g. an integer input that "
+                   "determines shapes)"));
+static llvm::cl::opt<bool> optimizeGraph(
+    "optimize-graph",
+    llvm::cl::desc("Run the graph-level optimizations on imported ONNX "
+                   "models (layout propagation, constant and BatchNorm "
+                   "folding, elementwise fusion)"),
+    llvm::cl::init(true));
 static llvm::cl::opt<std::string>
     outputFilename("o", llvm::cl::desc("Output file"),
                    llvm::cl::value_desc("filename"), llvm::cl::init("-"));
@@ -136,6 +147,12 @@ int main(int argc, char **argv) {
                      << "\n";
         return 1;
       }
+    for (const std::string &binding : boundInputs)
+      if (llvm::Error error = tcl::parseBoundInput(binding, importOptions)) {
+        llvm::errs() << "tcl-compile: " << llvm::toString(std::move(error))
+                     << "\n";
+        return 1;
+      }
     auto imported = tcl::importOnnxFile(inputFilename, &context, importOptions);
     if (!imported) {
       llvm::errs() << "tcl-compile: " << llvm::toString(imported.takeError())
@@ -143,6 +160,8 @@ int main(int argc, char **argv) {
       return 1;
     }
     module = std::move(*imported);
+    if (optimizeGraph && failed(tcl::optimizeGraph(*module)))
+      return 1;
   } else {
     std::unique_ptr<llvm::MemoryBuffer> input =
         openInputFile(inputFilename, &errorMessage);

@@ -97,6 +97,8 @@ int main(int argc, char **argv) {
     auto module = importOnnxFile(inputFilename, &context, options);
     if (!module)
       return fail(module.takeError());
+    if (failed(optimizeGraph(**module)))
+      return 1;
     llvm::raw_string_ostream os(source);
     (*module)->print(os);
   } else {

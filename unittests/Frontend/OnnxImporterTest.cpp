@@ -135,14 +135,14 @@ TEST_F(OnnxImporterTest, BadInputShapeOption) {
 }
 
 TEST_F(OnnxImporterTest, UnsupportedAttributeValue) {
-  onnx::ModelProto model = makeModel("Softmax", /*dynamicBatch=*/false);
-  onnx::AttributeProto *axis =
+  onnx::ModelProto model = makeModel("Cast", /*dynamicBatch=*/false);
+  onnx::AttributeProto *to =
       model.mutable_graph()->mutable_node(1)->add_attribute();
-  axis->set_name("axis");
-  axis->set_type(onnx::AttributeProto::INT);
-  axis->set_i(0);
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(onnx::TensorProto::STRING);
   EXPECT_EQ(importError(write(model)),
-            "Softmax node 'second': only softmax over the last axis is "
+            "Cast node 'second': casting to ONNX element type 8 is not "
             "supported");
 }
 

@@ -33,6 +33,10 @@ constexpr const char *kOnnxEntryName = "tcl_forward";
 struct OnnxImportOptions {
   /// Static shapes for graph inputs with dynamic dimensions, by input name.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Graph inputs fixed to the value in an ONNX TensorProto file, by input
+  /// name: specializes the model, e.g. on integer inputs that determine
+  /// shapes (Reshape targets, Slice bounds), which tcl needs at compile time.
+  std::map<std::string, std::string> boundInputs;
   /// Name of the generated function.
   std::string functionName = kOnnxEntryName;
 };
@@ -44,6 +48,9 @@ importOnnxFile(llvm::StringRef path, MLIRContext *context,
 
 /// Parses "name=1x3x224x224" into `options.inputShapes`.
 llvm::Error parseInputShape(llvm::StringRef text, OnnxImportOptions &options);
+
+/// Parses "name=value.pb" into `options.boundInputs`.
+llvm::Error parseBoundInput(llvm::StringRef text, OnnxImportOptions &options);
 
 /// The ONNX operator types the importer converts.
 std::vector<std::string> getSupportedOnnxOps();

@@ -94,4 +94,71 @@ def SetTargetAttributes : Pass<"tcl-set-target-attributes", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+
+//===----------------------------------------------------------------------===//
+// Graph level: run on imported models before task extraction
+//===----------------------------------------------------------------------===//
+
+def PropagateLayout : Pass<"tcl-propagate-layout", "::mlir::func::FuncOp"> {
+  let summary = "Removes layout transposes by moving them through elementwise ops";
+  let description = [{
+    The importer computes convolutions and pools channels-last (NHWC), with
+    a transpose from and back to the model's NCHW around each. This pass
+    moves every transpose down through the linalg.generic ops that read it
+    (elementwise ops are computed in the source layout and transposed
+    after; reductions read the source layout directly), and composes
+    consecutive transposes, so that a transpose back to NCHW meets the next
+    convolution's transpose to NHWC and both vanish. A generic moves only
+    when all its full-size inputs come through the same permutation and
+    every other user of those transposes is a transpose or a generic, so
+    the number of transposes never grows.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def FoldConstants : Pass<"tcl-fold-constants", "::mlir::func::FuncOp"> {
+  let summary = "Evaluates linalg ops whose inputs are all constants";
+  let description = [{
+    Replaces by constants: linalg.transpose of a constant (weights exported
+    in another layout), all-parallel linalg.generic ops whose inputs are all
+    constants (evaluated through the fold hooks of their body's ops, up to
+    `max-elements` results), and tensor.extract_slice of a constant;
+    reshapes of constants fold by canonicalization.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"1 << 20",
+           "Largest generic result (elements) evaluated at compile time">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
+def FoldBatchNorm : Pass<"tcl-fold-batch-norm", "::mlir::func::FuncOp"> {
+  let summary = "Folds per-channel scales (BatchNorm) into convolution weights";
+  let description = [{
+    A BatchNormalization in inference is a per-channel scale and shift. This
+    pass multiplies a per-output-channel constant scale that follows a
+    convolution with constant weights (linalg.conv_2d_nhwc_hwcf or
+    linalg.depthwise_conv_2d_nhwc_hwc, the importer's forms) into the
+    weights, first moving it above per-channel constant shifts (the
+    convolution's bias): (conv + b) * s = conv * s + b * s. The shifts then
+    merge into one epilogue by elementwise fusion.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
+def FuseElementwise : Pass<"tcl-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuses chains of elementwise linalg.generic ops";
+  let description = [{
+    Merges an elementwise producer into its consumer when the producer has
+    one use and the consumer reads it without broadcasting (so nothing is
+    recomputed), with upstream linalg's fusion patterns. A chain of
+    elementwise ops becomes one op: one loop nest and no intermediate
+    tensors, and one epilogue for the anchor before it.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // TCL_TRANSFORMS_PASSES_TD

@@ -7,6 +7,7 @@
 #ifndef TCL_TRANSFORMS_PIPELINES_H
 #define TCL_TRANSFORMS_PIPELINES_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LogicalResult.h"
 
@@ -37,7 +38,17 @@ struct LoweringOptions {
 LogicalResult buildLowerToLLVMPipeline(OpPassManager &pm,
                                        const LoweringOptions &options);
 
-/// Registers `tcl-lower-to-llvm{target=... num-threads=...}` for tcl-opt.
+/// Adds the graph-level optimizations for imported models to `pm` (anchored
+/// on builtin.module): layout propagation (transposes cancel across
+/// elementwise ops), constant folding, BatchNorm folding into convolutions
+/// and elementwise fusion, with canonicalization and CSE between.
+void buildGraphOptimizationPipeline(OpPassManager &pm);
+
+/// Runs buildGraphOptimizationPipeline on `module`.
+LogicalResult optimizeGraph(ModuleOp module);
+
+/// Registers `tcl-lower-to-llvm{target=... num-threads=...}` and
+/// `tcl-optimize-graph` for tcl-opt.
 void registerTclPipelines();
 
 } // namespace mlir::tcl

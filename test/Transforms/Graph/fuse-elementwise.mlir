@@ -1,0 +1,64 @@
+// RUN: tcl-opt %s --tcl-fuse-elementwise | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#bcast = affine_map<(d0, d1) -> (d1)>
+
+// bias -> GELU-like chain -> clip: one generic, one loop nest.
+// CHECK-LABEL: func.func @chain
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK: math.tanh
+// CHECK: arith.minimumf
+// CHECK-NOT: linalg.generic
+func.func @chain(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%0 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %t = math.tanh %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%1 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %six = arith.constant 6.0 : f32
+    %m = arith.minimumf %a, %six : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+
+// A producer read with broadcasting would be recomputed per use: not fused.
+// Nor is one with two users.
+// CHECK-LABEL: func.func @no_recompute
+// CHECK-COUNT-3: linalg.generic
+func.func @no_recompute(%x: tensor<8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e1 = tensor.empty() : tensor<8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e1 : tensor<8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %t = math.exp %a : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #bcast, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %0 : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %s = arith.mulf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%1 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %t = math.tanh %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>
+}

@@ -1,0 +1,84 @@
+// RUN: tcl-opt %s --tcl-propagate-layout --canonicalize | FileCheck %s
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+#hw = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+
+// Conv -> transpose to NCHW -> bias (per channel, NCHW) -> ReLU -> residual
+// add of another NCHW view -> transpose back to NHWC for the next conv: the
+// transposes move below the elementwise ops and cancel; only the one that
+// leaves the function stays.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x8x16xf32>, %[[Y:.*]]: tensor<1x8x8x16xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK: %[[BIAS:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[B]] : tensor<1x8x8x16xf32>, tensor<16xf32>)
+// CHECK: %[[RELU:.*]] = linalg.generic {{.*}} ins(%[[BIAS]] : tensor<1x8x8x16xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[RELU]], %[[Y]] : tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[NCHW:.*]] = linalg.transpose ins(%[[SUM]] : tensor<1x8x8x16xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[SUM]], %[[NCHW]]
+func.func @chain(%x: tensor<1x8x8x16xf32>, %y: tensor<1x8x8x16xf32>,
+                 %b: tensor<16xf32>) -> (tensor<1x8x8x16xf32>, tensor<1x16x8x8xf32>) {
+  %e0 = tensor.empty() : tensor<1x16x8x8xf32>
+  %xt = linalg.transpose ins(%x : tensor<1x8x8x16xf32>) outs(%e0 : tensor<1x16x8x8xf32>) permutation = [0, 3, 1, 2]
+  %yt = linalg.transpose ins(%y : tensor<1x8x8x16xf32>) outs(%e0 : tensor<1x16x8x8xf32>) permutation = [0, 3, 1, 2]
+  %bias = linalg.generic {indexing_maps = [#id, #chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%xt, %b : tensor<1x16x8x8xf32>, tensor<16xf32>) outs(%e0 : tensor<1x16x8x8xf32>) {
+  ^bb0(%in: f32, %c: f32, %out: f32):
+    %s = arith.addf %in, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x8x8xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<1x16x8x8xf32>) outs(%e0 : tensor<1x16x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %zero = arith.constant 0.0 : f32
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x16x8x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%relu, %yt : tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) outs(%e0 : tensor<1x16x8x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x8x8xf32>
+  %e1 = tensor.empty() : tensor<1x8x8x16xf32>
+  %back = linalg.transpose ins(%sum : tensor<1x16x8x8xf32>) outs(%e1 : tensor<1x8x8x16xf32>) permutation = [0, 2, 3, 1]
+  return %back, %sum : tensor<1x8x8x16xf32>, tensor<1x16x8x8xf32>
+}
+
+// A reduction over H and W (GlobalAveragePool) reads the NHWC source
+// directly: no transpose is left.
+// CHECK-LABEL: func.func @reduction
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%{{.*}} : tensor<1x8x8x16xf32>) outs(%{{.*}} : tensor<1x16xf32>)
+func.func @reduction(%x: tensor<1x8x8x16xf32>) -> tensor<1x16xf32> {
+  %e0 = tensor.empty() : tensor<1x16x8x8xf32>
+  %xt = linalg.transpose ins(%x : tensor<1x8x8x16xf32>) outs(%e0 : tensor<1x16x8x8xf32>) permutation = [0, 3, 1, 2]
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<1x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x16xf32>) -> tensor<1x16xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #hw], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%xt : tensor<1x16x8x8xf32>) outs(%init : tensor<1x16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16xf32>
+  return %sum : tensor<1x16xf32>
+}
+
+// Inputs through different permutations: nothing moves.
+// CHECK-LABEL: func.func @mixed
+// CHECK-COUNT-2: linalg.transpose
+// CHECK: linalg.generic
+func.func @mixed(%x: tensor<2x3x4x5xf32>, %y: tensor<2x4x5x3xf32>) -> tensor<2x5x3x4xf32> {
+  %e0 = tensor.empty() : tensor<2x5x3x4xf32>
+  %xt = linalg.transpose ins(%x : tensor<2x3x4x5xf32>) outs(%e0 : tensor<2x5x3x4xf32>) permutation = [0, 3, 1, 2]
+  %yt = linalg.transpose ins(%y : tensor<2x4x5x3xf32>) outs(%e0 : tensor<2x5x3x4xf32>) permutation = [0, 2, 3, 1]
+  %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%xt, %yt : tensor<2x5x3x4xf32>, tensor<2x5x3x4xf32>) outs(%e0 : tensor<2x5x3x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<2x5x3x4xf32>
+  return %sum : tensor<2x5x3x4xf32>
+}
