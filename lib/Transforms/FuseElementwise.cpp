@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -38,6 +39,15 @@ struct FuseElementwisePass
     RewritePatternSet patterns(ctx);
     linalg::populateElementwiseOpsFusionPatterns(patterns,
                                                  fusesWithoutRecomputation);
+    // generic(expand_shape(matmul)) -> expand_shape(generic'(matmul)): an
+    // epilogue behind a reshape (MatMul of [B, M, K] by [K, N] is computed
+    // as [B*M, K] x [K, N]) is computed in the producer's shape, so that it
+    // can join the producer's task.
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(
+        patterns, [](OpOperand *fused) {
+          auto reshape = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
+          return reshape && reshape.getSrc().getDefiningOp<linalg::LinalgOp>();
+        });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
     if (failed(
