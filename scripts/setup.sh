@@ -21,6 +21,8 @@ packages=(
   # libtorch's BLAS (the comparison baseline): the OpenMP build of OpenBLAS,
   # not Debian's default reference BLAS (RECIPES.md: 4-5x slower).
   libopenblas0-openmp
+  # The tuning database and the XGBoost cost model.
+  libsqlite3-dev libxgboost-dev
   # Unit tests.
   libgtest-dev
 )

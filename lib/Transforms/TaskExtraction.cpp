@@ -8,8 +8,12 @@
 #include "tcl/Dialect/Tcl/IR/TclOps.h"
 #include "tcl/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -148,6 +152,81 @@ std::vector<TaskSummary> mlir::tcl::summarizeTasks(ModuleOp module) {
   for (auto &[name, summary] : tasks)
     result.push_back(summary);
   return result;
+}
+
+/// Ops a workload clones instead of taking their results as arguments.
+static bool isCheapToClone(Operation *op) {
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return !isa<ShapedType>(constant.getType());
+  if (isa<tensor::EmptyOp>(op))
+    return true;
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return llvm::all_of(fill->getOperands(), [](Value operand) {
+      Operation *producer = operand.getDefiningOp();
+      return producer && isCheapToClone(producer);
+    });
+  return false;
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+mlir::tcl::extractTaskWorkload(ModuleOp module, StringRef task, StringRef entry,
+                               StringRef renamedTask) {
+  Operation *anchor = nullptr;
+  module.walk([&](linalg::LinalgOp op) {
+    auto tag = op->getAttrOfType<StringAttr>(kTaskAttrName);
+    if (!anchor && tag && tag.getValue() == task &&
+        !op->getParentOfType<ScheduleOp>())
+      anchor = op;
+  });
+  if (!anchor)
+    return failure();
+  SmallVector<Operation *> ops = {anchor};
+  for (Operation *op = anchor;
+       op->getNumResults() == 1 && op->getResult(0).hasOneUse();) {
+    Operation *user = *op->getResult(0).getUsers().begin();
+    auto tag = user->getAttrOfType<StringAttr>(kEpilogueAttrName);
+    if (!tag || tag.getValue() != task)
+      break;
+    ops.push_back(user);
+    op = user;
+  }
+
+  MLIRContext *ctx = module.getContext();
+  OwningOpRef<ModuleOp> workload = ModuleOp::create(anchor->getLoc());
+  OpBuilder builder = OpBuilder::atBlockEnd(workload->getBody());
+  auto func = builder.create<func::FuncOp>(anchor->getLoc(), entry,
+                                           builder.getFunctionType({}, {}));
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+  IRMapping mapping;
+  // Outside values: cloned if cheap (with their operands), else arguments.
+  std::function<Value(Value)> bring = [&](Value value) -> Value {
+    if (Value mapped = mapping.lookupOrNull(value))
+      return mapped;
+    Operation *producer = value.getDefiningOp();
+    if (producer && isCheapToClone(producer)) {
+      for (Value operand : producer->getOperands())
+        bring(operand);
+      builder.clone(*producer, mapping);
+      return mapping.lookup(value);
+    }
+    Value argument = body->addArgument(value.getType(), value.getLoc());
+    mapping.map(value, argument);
+    return argument;
+  };
+  StringAttr newTag = StringAttr::get(ctx, renamedTask);
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands())
+      if (!llvm::is_contained(ops, operand.getDefiningOp()))
+        bring(operand);
+    Operation *clone = builder.clone(*op, mapping);
+    clone->setAttr(op == anchor ? kTaskAttrName : kEpilogueAttrName, newTag);
+  }
+  Value result = mapping.lookup(ops.back()->getResult(0));
+  builder.create<func::ReturnOp>(anchor->getLoc(), result);
+  func.setFunctionType(
+      builder.getFunctionType(body->getArgumentTypes(), result.getType()));
+  return workload;
 }
 
 namespace {

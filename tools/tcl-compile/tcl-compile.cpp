@@ -22,6 +22,7 @@
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/Pipelines.h"
 #include "tcl/Transforms/TaskExtraction.h"
+#include "tcl/Tuning/Search/Search.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -90,6 +91,48 @@ static llvm::cl::opt<unsigned>
     numThreads("num-threads",
                llvm::cl::desc("Threads that run parallel loops (OpenMP)"),
                llvm::cl::init(1));
+
+// Tuning (the built-in search) and the tuning database.
+static llvm::cl::OptionCategory tuningCategory("Tuning");
+static llvm::cl::opt<std::string> tuningDb(
+    "tuning-db",
+    llvm::cl::desc("Tuning database (SQLite): compile with the best schedule "
+                   "it holds for each task on the target and thread count; "
+                   "with --tune, where the measurements go"),
+    llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<bool>
+    tune("tune", llvm::cl::desc("Search schedules for the tasks first"),
+         llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<unsigned>
+    trials("trials",
+           llvm::cl::desc("Candidates to measure with --tune, the default "
+                          "schedules included"),
+           llvm::cl::init(64), llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<bool>
+    resume("resume",
+           llvm::cl::desc("Count the trials already in the database toward "
+                          "--trials (continue a killed run)"),
+           llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<std::string>
+    costModel("cost-model",
+              llvm::cl::desc("Cost model guiding the search: xgboost, random"),
+              llvm::cl::init("xgboost"), llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<uint64_t> seed("seed",
+                                    llvm::cl::desc("Seed of the search"),
+                                    llvm::cl::init(1),
+                                    llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<unsigned>
+    batchSize("batch-size",
+              llvm::cl::desc("Candidates measured per search round"),
+              llvm::cl::init(16), llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<unsigned>
+    measureRepeats("measure-repeats",
+                   llvm::cl::desc("Timed runs per candidate"),
+                   llvm::cl::init(10), llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<std::string> tuningCurve(
+    "tuning-curve",
+    llvm::cl::desc("Write the tuning curves (best latency vs trials) as SVG"),
+    llvm::cl::cat(tuningCategory));
 
 /// Checks that every schedule in `module` targets `platform`: a schedule
 /// tuned for another platform would silently give slow code.
@@ -176,6 +219,64 @@ int main(int argc, char **argv) {
   }
   if (failed(checkScheduleTargets(*module, *platform)))
     return 1;
+
+  if (tune && tuningDb.empty()) {
+    llvm::errs() << "tcl-compile: --tune needs --tuning-db=<file> to keep "
+                    "its measurements\n";
+    return 1;
+  }
+  if (!tuningDb.empty()) {
+    auto database = tcl::TuningDatabase::open(tuningDb);
+    if (!database) {
+      llvm::errs() << "tcl-compile: " << llvm::toString(database.takeError())
+                   << "\n";
+      return 1;
+    }
+    tcl::extractTasks(*module);
+    if (tune) {
+      tcl::TuningOptions options;
+      options.target = targetName;
+      options.numThreads = numThreads;
+      options.trials = trials;
+      options.resume = resume;
+      options.costModel = costModel;
+      options.seed = seed;
+      options.batchSize = batchSize;
+      tcl::MeasureOptions measureOptions;
+      measureOptions.repeats = measureRepeats;
+      tcl::Measurer measurer(measureOptions);
+      tcl::Tuner tuner(**database, options,
+                       [&](llvm::ArrayRef<tcl::MeasureInput> batch) {
+                         return measurer.measure(batch);
+                       });
+      auto report = tuner.tune(*module, &llvm::errs());
+      if (!report) {
+        llvm::errs() << "tcl-compile: " << llvm::toString(report.takeError())
+                     << "\n";
+        return 1;
+      }
+      tcl::printTuningTable(*report, llvm::errs());
+      if (!tuningCurve.empty()) {
+        std::error_code ec;
+        llvm::raw_fd_ostream svg(tuningCurve, ec);
+        if (ec) {
+          llvm::errs() << "tcl-compile: cannot write '" << tuningCurve
+                       << "': " << ec.message() << "\n";
+          return 1;
+        }
+        tcl::writeTuningCurveSvg(*report, svg);
+      }
+    }
+    auto applied =
+        tcl::applyTunedSchedules(*module, **database, targetName, numThreads);
+    if (!applied) {
+      llvm::errs() << "tcl-compile: " << llvm::toString(applied.takeError())
+                   << "\n";
+      return 1;
+    }
+    llvm::errs() << "tcl-compile: " << *applied
+                 << " task(s) use tuned schedules from " << tuningDb << "\n";
+  }
 
   if (dumpTasks) {
     std::vector<tcl::TaskSummary> tasks = tcl::extractTasks(*module);

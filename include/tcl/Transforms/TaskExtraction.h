@@ -8,6 +8,7 @@
 #define TCL_TRANSFORMS_TASKEXTRACTION_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 
 #include <string>
 #include <vector>
@@ -34,6 +35,18 @@ std::vector<TaskSummary> extractTasks(ModuleOp module);
 
 /// The tasks already tagged in `module`.
 std::vector<TaskSummary> summarizeTasks(ModuleOp module);
+
+/// The first occurrence of task `task` in `module` as a module of its own:
+/// `func.func @<entry>` computing the anchor and its epilogue, tagged as
+/// task `renamedTask`. Values the task reads from outside become arguments,
+/// except what is cheap to recompute (scalar constants, tensor.empty,
+/// linalg.fill of those), which is cloned. This is what the tuner measures
+/// and what the database stores as the workload. Fails if the task is not
+/// in the module.
+FailureOr<OwningOpRef<ModuleOp>> extractTaskWorkload(ModuleOp module,
+                                                     StringRef task,
+                                                     StringRef entry,
+                                                     StringRef renamedTask);
 
 } // namespace mlir::tcl
 

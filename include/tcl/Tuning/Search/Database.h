@@ -1,0 +1,123 @@
+//===- Database.h - The tuning database (SQLite) ----------------*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every measurement the tuner makes, bound to its workload and platform, in
+// one SQLite file:
+//
+//   workloads(id, key UNIQUE, anchor, flops, module)  -- what to compute
+//   platforms(id, name UNIQUE, target, threads, features)
+//   records(id, workload, platform, schedule, genome, status, message,
+//           min_s, median_s, max_s, repeats, max_error, proposer, round,
+//           time)
+//
+// A batch of records is written in one transaction, so killing the tuner
+// (even with kill -9) loses at most the batch in flight; the file is in WAL
+// mode. Records export to and import from JSON lines (one record per line,
+// with its workload and platform inline).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_TUNING_DATABASE_H
+#define TCL_TUNING_DATABASE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace mlir::tcl {
+
+struct WorkloadEntry {
+  /// The workload key (tcl-extract-tasks): anchor, operand types, epilogue.
+  std::string key;
+  std::string anchor;
+  double flops = 0;
+  /// The workload as a module (one function computing the task).
+  std::string module;
+};
+
+struct PlatformEntry {
+  /// "<target>/<threads>t", e.g. "x86-avx512/1t".
+  std::string name;
+  std::string target;
+  unsigned threads = 1;
+  /// Hardware feature vector as JSON (what was known of the machine).
+  std::string features = "{}";
+
+  static PlatformEntry make(llvm::StringRef target, unsigned threads);
+};
+
+struct TuningRecord {
+  std::string workloadKey;
+  std::string platform;
+  /// The schedule (a tcl.sched.schedule op, task "task") as text.
+  std::string schedule;
+  /// The search-space genome that produced it (its text form), if any.
+  std::string genome;
+  /// "ok" or the error kind (compile_error, wrong_result, crash, ...).
+  std::string status = "ok";
+  std::string message;
+  double minSeconds = 0, medianSeconds = 0, maxSeconds = 0;
+  unsigned repeats = 0;
+  double maxError = 0;
+  /// Who proposed it, e.g. "xgboost/top-k", "random/epsilon", "default".
+  std::string proposer;
+  unsigned round = 0;
+  /// When it was measured (ISO 8601, UTC).
+  std::string time;
+
+  bool isOk() const { return status == "ok"; }
+};
+
+class TuningDatabase {
+public:
+  /// Opens (creating if needed) the database at `path`.
+  static llvm::Expected<std::unique_ptr<TuningDatabase>>
+  open(llvm::StringRef path);
+  ~TuningDatabase();
+
+  llvm::Error addWorkload(const WorkloadEntry &workload);
+  llvm::Error addPlatform(const PlatformEntry &platform);
+  std::optional<WorkloadEntry> getWorkload(llvm::StringRef key);
+
+  /// Adds `records` in one transaction: all or none. Their workloads and
+  /// platforms must have been added.
+  llvm::Error addRecords(llvm::ArrayRef<TuningRecord> records);
+
+  /// All records of a workload on a platform, in insertion order.
+  std::vector<TuningRecord> getRecords(llvm::StringRef workloadKey,
+                                       llvm::StringRef platform);
+  /// The fastest successful record (by median time), if any.
+  std::optional<TuningRecord> getBest(llvm::StringRef workloadKey,
+                                      llvm::StringRef platform);
+  size_t countRecords();
+
+  /// Writes every record as one JSON object per line.
+  llvm::Error exportJsonLines(llvm::raw_ostream &os);
+  /// Adds the records of a JSON lines export (with their workloads and
+  /// platforms); returns how many were added.
+  llvm::Expected<size_t> importJsonLines(llvm::StringRef text);
+
+private:
+  explicit TuningDatabase(sqlite3 *db) : db(db) {}
+  llvm::Error exec(llvm::StringRef sql);
+  std::vector<TuningRecord> queryRecords(llvm::StringRef where,
+                                         llvm::ArrayRef<std::string> args);
+  sqlite3 *db;
+};
+
+/// The current time as ISO 8601 UTC ("2026-11-29T11:30:00Z").
+std::string currentTimeIso();
+
+} // namespace mlir::tcl
+
+#endif // TCL_TUNING_DATABASE_H

@@ -1,0 +1,117 @@
+//===- SearchSpace.h - Sketches and random schedules of a task --*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The schedule space of one task. A sketch rule per anchor class fixes the
+// structure of the schedule (the tile levels, which loops each level may
+// tile, packing, parallelization, epilogue fusion, vectorization,
+// accumulator hoisting, unrolling); a genome fills in its parameters:
+//
+//   matmul / batch matmul: outer level (parallel m, n, batch) [parallelize]
+//     [fuse_epilogue]; cache level (m, n, k) [n-k-m order with B packed];
+//     register level (m, n; k = 1); vectorize; hoist; unroll k by u.
+//   2-D window ops: outer level (output rows, channels) [parallelize]
+//     [fuse_epilogue]; inner level (1 row, columns, channels; 1 input
+//     channel and kernel column for convolutions); decompose; vectorize;
+//     [hoist].
+//   generic: outer level (parallel loops) [parallelize]; inner level (the
+//     innermost loop, the others 1); [vectorize].
+//
+// Tile sizes are chains of divisors: a loop's size at each level divides
+// its size at the level above, so tiles are always full. The verifier is
+// the judge of the rest: build() may produce a schedule that does not
+// verify, and the search discards it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_TUNING_SEARCHSPACE_H
+#define TCL_TUNING_SEARCHSPACE_H
+
+#include "tcl/Dialect/Tcl/IR/TclOps.h"
+#include "tcl/Target/Platform.h"
+
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace mlir::linalg {
+class LinalgOp;
+} // namespace mlir::linalg
+
+namespace mlir::tcl {
+
+/// A point of a search space.
+struct Genome {
+  /// tiles[level][dim]: the loop's tile size at that level (its size at the
+  /// level above: not tiled there).
+  std::vector<std::vector<int64_t>> tiles;
+  /// The sketch's discrete choices (see SearchSpace::getKnobNames).
+  std::vector<int64_t> knobs;
+
+  /// "64,64,128|8,32,1;1,0,4": levels by '|', then the knobs.
+  std::string str() const;
+  static std::optional<Genome> parse(llvm::StringRef text);
+  bool operator==(const Genome &other) const {
+    return tiles == other.tiles && knobs == other.knobs;
+  }
+};
+
+class SearchSpace {
+public:
+  /// The space of the task anchored at `anchor` (a payload op with static
+  /// shapes), or null if tcl has no sketch for it.
+  static std::unique_ptr<SearchSpace> create(linalg::LinalgOp anchor,
+                                             const Platform &platform,
+                                             unsigned numThreads,
+                                             bool hasEpilogue);
+
+  /// A random genome (random annotation of the sketch).
+  Genome sample(std::mt19937_64 &rng) const;
+  /// Changes one tile chain entry (re-fitting the levels below) or one
+  /// knob.
+  Genome mutate(const Genome &genome, std::mt19937_64 &rng) const;
+  /// Takes each loop's whole tile chain, and each knob, from one parent or
+  /// the other.
+  Genome crossover(const Genome &a, const Genome &b,
+                   std::mt19937_64 &rng) const;
+  /// Whether `genome` has this space's shape and valid tile chains.
+  bool isWellFormed(const Genome &genome) const;
+
+  /// Builds the schedule of `genome` for task `task` at `builder`'s
+  /// insertion point. It may not verify.
+  ScheduleOp build(OpBuilder &builder, Location loc, llvm::StringRef task,
+                   const Genome &genome) const;
+
+  llvm::ArrayRef<std::string> getKnobNames() const { return knobNames; }
+  llvm::ArrayRef<int64_t> getExtents() const { return extents; }
+
+private:
+  enum class Rule { Free, One, Parent };
+  SearchSpace() = default;
+  /// A random divisor of `extent` allowed by `rule`.
+  int64_t pick(Rule rule, int64_t parent, std::mt19937_64 &rng) const;
+  void refit(Genome &genome, unsigned fromLevel, unsigned dim,
+             std::mt19937_64 &rng) const;
+
+  AnchorClass anchorClass;
+  std::string anchorName;
+  std::string target;
+  std::string loopKinds;
+  std::vector<int64_t> extents;
+  /// rules[level][dim].
+  std::vector<std::vector<Rule>> rules;
+  std::vector<std::string> knobNames;
+  std::vector<std::vector<int64_t>> knobChoices;
+  bool hasEpilogue = false;
+  // Per class: the loops with a role in the sketch.
+  unsigned batchDims = 0;
+  bool vectorizable = true;
+};
+
+} // namespace mlir::tcl
+
+#endif // TCL_TUNING_SEARCHSPACE_H

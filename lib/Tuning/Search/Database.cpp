@@ -1,0 +1,372 @@
+//===- Database.cpp - The tuning database (SQLite) ------------------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/Search/Database.h"
+#include "tcl/Target/Platform.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <ctime>
+#include <sqlite3.h>
+
+using namespace mlir::tcl;
+
+namespace {
+
+llvm::Error sqliteError(sqlite3 *db, const llvm::Twine &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "tuning database: " + what + ": " +
+                                     sqlite3_errmsg(db));
+}
+
+/// A prepared statement, finalized on scope exit.
+class Statement {
+public:
+  Statement(sqlite3 *db, llvm::StringRef sql) {
+    if (sqlite3_prepare_v2(db, sql.data(), sql.size(), &stmt, nullptr) !=
+        SQLITE_OK)
+      stmt = nullptr;
+  }
+  ~Statement() { sqlite3_finalize(stmt); }
+  bool valid() const { return stmt != nullptr; }
+  Statement &bind(int index, llvm::StringRef text) {
+    sqlite3_bind_text(stmt, index, text.data(), text.size(), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement &bind(int index, double value) {
+    sqlite3_bind_double(stmt, index, value);
+    return *this;
+  }
+  Statement &bind(int index, int64_t value) {
+    sqlite3_bind_int64(stmt, index, value);
+    return *this;
+  }
+  /// Makes the statement ready to run again with new bindings.
+  void reset() {
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+  }
+  /// SQLITE_ROW, SQLITE_DONE or an error code.
+  int step() { return sqlite3_step(stmt); }
+  std::string text(int column) const {
+    const unsigned char *value = sqlite3_column_text(stmt, column);
+    return value ? reinterpret_cast<const char *>(value) : "";
+  }
+  double real(int column) const { return sqlite3_column_double(stmt, column); }
+  int64_t integer(int column) const {
+    return sqlite3_column_int64(stmt, column);
+  }
+
+private:
+  sqlite3_stmt *stmt = nullptr;
+};
+
+constexpr const char *kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS workloads(
+  id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, anchor TEXT,
+  flops REAL, module TEXT);
+CREATE TABLE IF NOT EXISTS platforms(
+  id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, target TEXT,
+  threads INTEGER, features TEXT);
+CREATE TABLE IF NOT EXISTS records(
+  id INTEGER PRIMARY KEY,
+  workload INTEGER NOT NULL REFERENCES workloads(id),
+  platform INTEGER NOT NULL REFERENCES platforms(id),
+  schedule TEXT, genome TEXT, status TEXT, message TEXT,
+  min_s REAL, median_s REAL, max_s REAL, repeats INTEGER, max_error REAL,
+  proposer TEXT, round INTEGER, time TEXT);
+CREATE INDEX IF NOT EXISTS records_by_task ON records(workload, platform);
+)sql";
+
+constexpr const char *kRecordColumns =
+    "w.key, p.name, r.schedule, r.genome, r.status, r.message, r.min_s, "
+    "r.median_s, r.max_s, r.repeats, r.max_error, r.proposer, r.round, r.time "
+    "FROM records r JOIN workloads w ON r.workload = w.id "
+    "JOIN platforms p ON r.platform = p.id";
+
+} // namespace
+
+PlatformEntry PlatformEntry::make(llvm::StringRef target, unsigned threads) {
+  PlatformEntry entry;
+  entry.name = (target + "/" + llvm::Twine(threads) + "t").str();
+  entry.target = target.str();
+  entry.threads = threads;
+  llvm::json::Object features{{"threads", threads}};
+  if (const Platform *platform = lookupPlatform(target))
+    features["vector_bits"] = platform->vectorBits;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(features));
+  entry.features = os.str();
+  return entry;
+}
+
+std::string mlir::tcl::currentTimeIso() {
+  std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ",
+                std::gmtime(&now));
+  return buffer;
+}
+
+llvm::Expected<std::unique_ptr<TuningDatabase>>
+TuningDatabase::open(llvm::StringRef path) {
+  sqlite3 *db = nullptr;
+  if (sqlite3_open(path.str().c_str(), &db) != SQLITE_OK) {
+    llvm::Error error = sqliteError(db, "cannot open '" + path + "'");
+    sqlite3_close(db);
+    return std::move(error);
+  }
+  std::unique_ptr<TuningDatabase> database(new TuningDatabase(db));
+  // WAL: a reader never blocks the tuner, and a killed writer leaves the
+  // last committed transaction intact.
+  if (llvm::Error error = database->exec("PRAGMA journal_mode=WAL;"))
+    return std::move(error);
+  if (llvm::Error error = database->exec(kSchema))
+    return std::move(error);
+  return std::move(database);
+}
+
+TuningDatabase::~TuningDatabase() { sqlite3_close(db); }
+
+llvm::Error TuningDatabase::exec(llvm::StringRef sql) {
+  char *message = nullptr;
+  if (sqlite3_exec(db, sql.str().c_str(), nullptr, nullptr, &message) ==
+      SQLITE_OK)
+    return llvm::Error::success();
+  std::string text = message ? message : "unknown error";
+  sqlite3_free(message);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "tuning database: " + text);
+}
+
+llvm::Error TuningDatabase::addWorkload(const WorkloadEntry &workload) {
+  Statement insert(db, "INSERT OR IGNORE INTO workloads(key, anchor, flops, "
+                       "module) VALUES(?, ?, ?, ?)");
+  if (!insert.valid())
+    return sqliteError(db, "prepare");
+  insert.bind(1, workload.key)
+      .bind(2, workload.anchor)
+      .bind(3, workload.flops)
+      .bind(4, workload.module);
+  if (insert.step() != SQLITE_DONE)
+    return sqliteError(db, "add workload");
+  return llvm::Error::success();
+}
+
+llvm::Error TuningDatabase::addPlatform(const PlatformEntry &platform) {
+  Statement insert(db, "INSERT OR IGNORE INTO platforms(name, target, "
+                       "threads, features) VALUES(?, ?, ?, ?)");
+  if (!insert.valid())
+    return sqliteError(db, "prepare");
+  insert.bind(1, platform.name)
+      .bind(2, platform.target)
+      .bind(3, static_cast<int64_t>(platform.threads))
+      .bind(4, platform.features);
+  if (insert.step() != SQLITE_DONE)
+    return sqliteError(db, "add platform");
+  return llvm::Error::success();
+}
+
+std::optional<WorkloadEntry> TuningDatabase::getWorkload(llvm::StringRef key) {
+  Statement query(
+      db, "SELECT key, anchor, flops, module FROM workloads WHERE key = ?");
+  if (!query.valid())
+    return std::nullopt;
+  query.bind(1, key);
+  if (query.step() != SQLITE_ROW)
+    return std::nullopt;
+  return WorkloadEntry{query.text(0), query.text(1), query.real(2),
+                       query.text(3)};
+}
+
+llvm::Error TuningDatabase::addRecords(llvm::ArrayRef<TuningRecord> records) {
+  if (llvm::Error error = exec("BEGIN IMMEDIATE;"))
+    return error;
+  auto rollback = [&](llvm::Error error) {
+    llvm::consumeError(exec("ROLLBACK;"));
+    return error;
+  };
+  Statement insert(
+      db, "INSERT INTO records(workload, platform, schedule, genome, status, "
+          "message, min_s, median_s, max_s, repeats, max_error, proposer, "
+          "round, time) SELECT w.id, p.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
+          "FROM workloads w, platforms p WHERE w.key = ? AND p.name = ?");
+  if (!insert.valid())
+    return rollback(sqliteError(db, "prepare"));
+  for (const TuningRecord &record : records) {
+    insert.bind(1, record.schedule)
+        .bind(2, record.genome)
+        .bind(3, record.status)
+        .bind(4, record.message)
+        .bind(5, record.minSeconds)
+        .bind(6, record.medianSeconds)
+        .bind(7, record.maxSeconds)
+        .bind(8, static_cast<int64_t>(record.repeats))
+        .bind(9, record.maxError)
+        .bind(10, record.proposer)
+        .bind(11, static_cast<int64_t>(record.round))
+        .bind(12, record.time.empty() ? currentTimeIso() : record.time)
+        .bind(13, record.workloadKey)
+        .bind(14, record.platform);
+    if (insert.step() != SQLITE_DONE)
+      return rollback(sqliteError(db, "add record"));
+    if (sqlite3_changes(db) != 1)
+      return rollback(llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "tuning database: record of unknown workload or platform '" +
+              record.platform + "'"));
+    insert.reset();
+  }
+  return exec("COMMIT;");
+}
+
+std::vector<TuningRecord>
+TuningDatabase::queryRecords(llvm::StringRef where,
+                             llvm::ArrayRef<std::string> args) {
+  std::vector<TuningRecord> records;
+  Statement query(
+      db, (llvm::Twine("SELECT ") + kRecordColumns + " " + where).str());
+  if (!query.valid())
+    return records;
+  for (auto [index, arg] : llvm::enumerate(args))
+    query.bind(index + 1, llvm::StringRef(arg));
+  while (query.step() == SQLITE_ROW) {
+    TuningRecord record;
+    record.workloadKey = query.text(0);
+    record.platform = query.text(1);
+    record.schedule = query.text(2);
+    record.genome = query.text(3);
+    record.status = query.text(4);
+    record.message = query.text(5);
+    record.minSeconds = query.real(6);
+    record.medianSeconds = query.real(7);
+    record.maxSeconds = query.real(8);
+    record.repeats = query.integer(9);
+    record.maxError = query.real(10);
+    record.proposer = query.text(11);
+    record.round = query.integer(12);
+    record.time = query.text(13);
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+std::vector<TuningRecord>
+TuningDatabase::getRecords(llvm::StringRef workloadKey,
+                           llvm::StringRef platform) {
+  return queryRecords("WHERE w.key = ? AND p.name = ? ORDER BY r.id",
+                      {workloadKey.str(), platform.str()});
+}
+
+std::optional<TuningRecord> TuningDatabase::getBest(llvm::StringRef workloadKey,
+                                                    llvm::StringRef platform) {
+  std::vector<TuningRecord> best =
+      queryRecords("WHERE w.key = ? AND p.name = ? AND r.status = 'ok' "
+                   "ORDER BY r.median_s ASC, r.id ASC LIMIT 1",
+                   {workloadKey.str(), platform.str()});
+  if (best.empty())
+    return std::nullopt;
+  return best.front();
+}
+
+size_t TuningDatabase::countRecords() {
+  Statement query(db, "SELECT COUNT(*) FROM records");
+  return query.valid() && query.step() == SQLITE_ROW ? query.integer(0) : 0;
+}
+
+llvm::Error TuningDatabase::exportJsonLines(llvm::raw_ostream &os) {
+  Statement query(
+      db, (llvm::Twine("SELECT ") + kRecordColumns +
+           ", w.anchor, w.flops, w.module, p.target, p.threads, p.features "
+           "ORDER BY r.id")
+              .str());
+  if (!query.valid())
+    return sqliteError(db, "export");
+  while (query.step() == SQLITE_ROW) {
+    llvm::json::Object line{
+        {"workload", llvm::json::Object{{"key", query.text(0)},
+                                        {"anchor", query.text(14)},
+                                        {"flops", query.real(15)},
+                                        {"module", query.text(16)}}},
+        {"platform", llvm::json::Object{{"name", query.text(1)},
+                                        {"target", query.text(17)},
+                                        {"threads", query.integer(18)},
+                                        {"features", query.text(19)}}},
+        {"schedule", query.text(2)},
+        {"genome", query.text(3)},
+        {"status", query.text(4)},
+        {"message", query.text(5)},
+        {"min_s", query.real(6)},
+        {"median_s", query.real(7)},
+        {"max_s", query.real(8)},
+        {"repeats", query.integer(9)},
+        {"max_error", query.real(10)},
+        {"proposer", query.text(11)},
+        {"round", query.integer(12)},
+        {"time", query.text(13)}};
+    os << llvm::json::Value(std::move(line)) << "\n";
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<size_t> TuningDatabase::importJsonLines(llvm::StringRef text) {
+  std::vector<TuningRecord> records;
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (auto [number, line] : llvm::enumerate(lines)) {
+    auto bad = [&, number = number](llvm::Twine why) {
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "JSON lines import, line " +
+                                         llvm::Twine(number + 1) + ": " + why);
+    };
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(line);
+    if (!value)
+      return bad(llvm::toString(value.takeError()));
+    const llvm::json::Object *object = value->getAsObject();
+    const llvm::json::Object *workload =
+        object ? object->getObject("workload") : nullptr;
+    const llvm::json::Object *platform =
+        object ? object->getObject("platform") : nullptr;
+    if (!workload || !platform || !workload->getString("key") ||
+        !platform->getString("name"))
+      return bad("a record needs a workload and a platform with names");
+    auto string = [](const llvm::json::Object *o, llvm::StringRef field) {
+      return o->getString(field).value_or("").str();
+    };
+    auto number_ = [](const llvm::json::Object *o, llvm::StringRef field) {
+      return o->getNumber(field).value_or(0);
+    };
+    if (llvm::Error error = addWorkload(
+            {string(workload, "key"), string(workload, "anchor"),
+             number_(workload, "flops"), string(workload, "module")}))
+      return std::move(error);
+    if (llvm::Error error =
+            addPlatform({string(platform, "name"), string(platform, "target"),
+                         static_cast<unsigned>(number_(platform, "threads")),
+                         string(platform, "features")}))
+      return std::move(error);
+    TuningRecord record;
+    record.workloadKey = string(workload, "key");
+    record.platform = string(platform, "name");
+    record.schedule = string(object, "schedule");
+    record.genome = string(object, "genome");
+    record.status = string(object, "status");
+    record.message = string(object, "message");
+    record.minSeconds = number_(object, "min_s");
+    record.medianSeconds = number_(object, "median_s");
+    record.maxSeconds = number_(object, "max_s");
+    record.repeats = number_(object, "repeats");
+    record.maxError = number_(object, "max_error");
+    record.proposer = string(object, "proposer");
+    record.round = number_(object, "round");
+    record.time = string(object, "time");
+    records.push_back(std::move(record));
+  }
+  if (llvm::Error error = addRecords(records))
+    return std::move(error);
+  return records.size();
+}

@@ -1,0 +1,372 @@
+//===- SearchSpace.cpp - Sketches and random schedules of a task ----------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/Search/SearchSpace.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+namespace {
+/// Knob values of the sketches.
+enum MatmulKnob { kParallel = 0, kPackB, kUnroll };
+enum WindowKnob { kWindowParallel = 0 };
+enum GenericKnob { kGenericParallel = 0, kVectorize };
+
+std::vector<int64_t> divisorsOf(int64_t n) {
+  std::vector<int64_t> result;
+  for (int64_t d = 1; d <= n; ++d)
+    if (n % d == 0)
+      result.push_back(d);
+  return result;
+}
+
+template <typename T>
+const T &choose(const std::vector<T> &values, std::mt19937_64 &rng) {
+  return values[std::uniform_int_distribution<size_t>(0,
+                                                      values.size() - 1)(rng)];
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Genome
+//===----------------------------------------------------------------------===//
+
+std::string Genome::str() const {
+  std::string text;
+  for (auto [level, sizes] : llvm::enumerate(tiles)) {
+    if (level)
+      text += "|";
+    text += llvm::join(
+        llvm::map_range(sizes, [](int64_t v) { return std::to_string(v); }),
+        ",");
+  }
+  text += ";";
+  text += llvm::join(
+      llvm::map_range(knobs, [](int64_t v) { return std::to_string(v); }), ",");
+  return text;
+}
+
+std::optional<Genome> Genome::parse(llvm::StringRef text) {
+  auto [tilesText, knobsText] = text.split(';');
+  auto numbers = [](llvm::StringRef list, std::vector<int64_t> &out) -> bool {
+    if (list.empty())
+      return true;
+    llvm::SmallVector<llvm::StringRef> parts;
+    list.split(parts, ',');
+    for (llvm::StringRef part : parts) {
+      int64_t value;
+      if (part.getAsInteger(10, value))
+        return false;
+      out.push_back(value);
+    }
+    return true;
+  };
+  Genome genome;
+  llvm::SmallVector<llvm::StringRef> levels;
+  tilesText.split(levels, '|');
+  for (llvm::StringRef level : levels) {
+    genome.tiles.emplace_back();
+    if (!numbers(level, genome.tiles.back()))
+      return std::nullopt;
+  }
+  if (!numbers(knobsText, genome.knobs))
+    return std::nullopt;
+  return genome;
+}
+
+//===----------------------------------------------------------------------===//
+// SearchSpace
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
+                                                 const Platform &platform,
+                                                 unsigned numThreads,
+                                                 bool hasEpilogue) {
+  StringRef opName = anchor->getName().getStringRef();
+  const AnchorInfo *info = lookupAnchor(opName);
+  if (!info)
+    return nullptr;
+  SmallVector<int64_t> ranges = anchor.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return nullptr;
+  std::unique_ptr<SearchSpace> space(new SearchSpace());
+  space->anchorClass = info->anchorClass;
+  space->anchorName = opName.str();
+  space->target = platform.name.str();
+  space->extents.assign(ranges.begin(), ranges.end());
+  space->hasEpilogue = hasEpilogue;
+  for (utils::IteratorType kind : anchor.getIteratorTypesArray())
+    space->loopKinds.push_back(kind == utils::IteratorType::reduction ? 'r'
+                                                                      : 'p');
+  unsigned numDims = ranges.size();
+  std::vector<int64_t> parallelChoices =
+      numThreads > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0};
+  using R = Rule;
+  switch (info->anchorClass) {
+  case AnchorClass::Matmul:
+  case AnchorClass::BatchMatmul: {
+    unsigned b = info->anchorClass == AnchorClass::BatchMatmul ? 1 : 0;
+    space->batchDims = b;
+    std::vector<R> outer(numDims, R::Free), cache(numDims, R::Free),
+        reg(numDims, R::Free);
+    outer[b + 2] = R::Parent; // k is never split across threads
+    if (b)
+      cache[0] = reg[0] = R::One;
+    reg[b + 2] = R::One; // the k loop carries the accumulators
+    space->rules = {outer, cache, reg};
+    space->knobNames = {"parallel", "pack_b", "unroll"};
+    space->knobChoices = {parallelChoices,
+                          b ? std::vector<int64_t>{0}
+                            : std::vector<int64_t>{0, 1},
+                          {1, 2, 4, 8}};
+    break;
+  }
+  case AnchorClass::Conv2D:
+  case AnchorClass::DepthwiseConv2D:
+  case AnchorClass::Pool2D: {
+    unsigned row = info->heightDims->output;
+    unsigned column = info->widthDims->output;
+    unsigned channel = column == 2 ? 3 : 1;
+    std::vector<R> outer(numDims, R::Parent), inner(numDims, R::Parent);
+    outer[row] = outer[channel] = R::Free;
+    inner[0] = inner[row] = inner[info->heightDims->window] = R::One;
+    inner[column] = inner[channel] = R::Free;
+    if (info->anchorClass == AnchorClass::Conv2D) {
+      inner[column == 2 ? 6 : 4] = R::One; // input channels
+      inner[info->widthDims->window] = R::One;
+    }
+    space->rules = {outer, inner};
+    space->knobNames = {"parallel"};
+    space->knobChoices = {parallelChoices};
+    break;
+  }
+  case AnchorClass::Generic: {
+    std::vector<R> outer(numDims, R::Parent), inner(numDims, R::One);
+    for (unsigned d = 0; d < numDims; ++d)
+      if (space->loopKinds[d] == 'p')
+        outer[d] = R::Free;
+    inner[numDims - 1] = R::Free;
+    bool gathers = false;
+    anchor->walk([&](tensor::ExtractOp) { gathers = true; });
+    space->vectorizable =
+        !gathers &&
+        llvm::all_of(anchor.getIndexingMapsArray(), [](AffineMap map) {
+          return map.isProjectedPermutation(true);
+        });
+    space->rules = {outer, inner};
+    space->knobNames = {"parallel", "vectorize"};
+    space->knobChoices = {parallelChoices, space->vectorizable
+                                               ? std::vector<int64_t>{0, 1}
+                                               : std::vector<int64_t>{0}};
+    break;
+  }
+  case AnchorClass::Conv1D:
+    return nullptr;
+  }
+  return space;
+}
+
+int64_t SearchSpace::pick(Rule rule, int64_t parent,
+                          std::mt19937_64 &rng) const {
+  switch (rule) {
+  case Rule::Parent:
+    return parent;
+  case Rule::One:
+    return 1;
+  case Rule::Free:
+    return choose(divisorsOf(parent), rng);
+  }
+  llvm_unreachable("unknown rule");
+}
+
+Genome SearchSpace::sample(std::mt19937_64 &rng) const {
+  Genome genome;
+  std::vector<int64_t> parent = extents;
+  for (const std::vector<Rule> &level : rules) {
+    std::vector<int64_t> sizes;
+    for (auto [dim, rule] : llvm::enumerate(level))
+      sizes.push_back(pick(rule, parent[dim], rng));
+    genome.tiles.push_back(sizes);
+    parent = sizes;
+  }
+  for (const std::vector<int64_t> &choices : knobChoices)
+    genome.knobs.push_back(choose(choices, rng));
+  return genome;
+}
+
+void SearchSpace::refit(Genome &genome, unsigned fromLevel, unsigned dim,
+                        std::mt19937_64 &rng) const {
+  for (unsigned level = fromLevel; level < rules.size(); ++level) {
+    int64_t parent = level ? genome.tiles[level - 1][dim] : extents[dim];
+    int64_t &size = genome.tiles[level][dim];
+    if (rules[level][dim] == Rule::Free && parent % size == 0 && size <= parent)
+      continue;
+    // Keep the closest divisor at or below the old size.
+    if (rules[level][dim] == Rule::Free) {
+      int64_t best = 1;
+      for (int64_t d : divisorsOf(parent))
+        if (d <= size)
+          best = d;
+      size = best;
+    } else {
+      size = pick(rules[level][dim], parent, rng);
+    }
+  }
+}
+
+Genome SearchSpace::mutate(const Genome &genome, std::mt19937_64 &rng) const {
+  Genome child = genome;
+  std::vector<std::pair<unsigned, unsigned>> freeEntries;
+  for (auto [level, dims] : llvm::enumerate(rules))
+    for (auto [dim, rule] : llvm::enumerate(dims))
+      if (rule == Rule::Free) {
+        int64_t parent = level ? genome.tiles[level - 1][dim] : extents[dim];
+        if (divisorsOf(parent).size() > 1)
+          freeEntries.push_back({level, dim});
+      }
+  std::vector<unsigned> knobs;
+  for (auto [index, choices] : llvm::enumerate(knobChoices))
+    if (choices.size() > 1)
+      knobs.push_back(index);
+  size_t options = freeEntries.size() + knobs.size();
+  if (options == 0)
+    return child;
+  size_t which = std::uniform_int_distribution<size_t>(0, options - 1)(rng);
+  if (which < freeEntries.size()) {
+    auto [level, dim] = freeEntries[which];
+    int64_t parent = level ? child.tiles[level - 1][dim] : extents[dim];
+    std::vector<int64_t> others;
+    for (int64_t d : divisorsOf(parent))
+      if (d != child.tiles[level][dim])
+        others.push_back(d);
+    child.tiles[level][dim] = choose(others, rng);
+    refit(child, level + 1, dim, rng);
+  } else {
+    unsigned knob = knobs[which - freeEntries.size()];
+    std::vector<int64_t> others;
+    for (int64_t v : knobChoices[knob])
+      if (v != child.knobs[knob])
+        others.push_back(v);
+    child.knobs[knob] = choose(others, rng);
+  }
+  return child;
+}
+
+Genome SearchSpace::crossover(const Genome &a, const Genome &b,
+                              std::mt19937_64 &rng) const {
+  Genome child = a;
+  std::bernoulli_distribution coin(0.5);
+  for (size_t dim = 0; dim < extents.size(); ++dim)
+    if (coin(rng))
+      for (size_t level = 0; level < rules.size(); ++level)
+        child.tiles[level][dim] = b.tiles[level][dim];
+  for (size_t knob = 0; knob < knobChoices.size(); ++knob)
+    if (coin(rng))
+      child.knobs[knob] = b.knobs[knob];
+  return child;
+}
+
+bool SearchSpace::isWellFormed(const Genome &genome) const {
+  if (genome.tiles.size() != rules.size() ||
+      genome.knobs.size() != knobChoices.size())
+    return false;
+  for (size_t level = 0; level < rules.size(); ++level) {
+    if (genome.tiles[level].size() != extents.size())
+      return false;
+    for (size_t dim = 0; dim < extents.size(); ++dim) {
+      int64_t parent = level ? genome.tiles[level - 1][dim] : extents[dim];
+      int64_t size = genome.tiles[level][dim];
+      if (size <= 0 || parent % size != 0)
+        return false;
+    }
+  }
+  for (size_t knob = 0; knob < knobChoices.size(); ++knob)
+    if (!llvm::is_contained(knobChoices[knob], genome.knobs[knob]))
+      return false;
+  return true;
+}
+
+ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
+                              llvm::StringRef task,
+                              const Genome &genome) const {
+  auto schedule = builder.create<ScheduleOp>(loc, task, anchorName, target,
+                                             extents, loopKinds);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&schedule.getBody().front());
+  OpBuilder &b = builder;
+  unsigned emittedLevels = 0;
+  // Emits tile level `level`; sizes equal to the level above become 0
+  // (untiled). Returns whether the level tiles anything.
+  auto tile = [&](unsigned level) {
+    SmallVector<int64_t> sizes;
+    bool any = false;
+    for (size_t dim = 0; dim < extents.size(); ++dim) {
+      int64_t parent = level ? genome.tiles[level - 1][dim] : extents[dim];
+      int64_t size = genome.tiles[level][dim];
+      sizes.push_back(size == parent ? 0 : size);
+      any |= size != parent;
+    }
+    if (any) {
+      b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
+      ++emittedLevels;
+    }
+    return any;
+  };
+  auto outerLevel = [&](bool parallel) {
+    if (!tile(0))
+      return;
+    if (parallel)
+      b.create<ParallelizeOp>(loc);
+    if (hasEpilogue)
+      b.create<FuseEpilogueOp>(loc);
+  };
+  switch (anchorClass) {
+  case AnchorClass::Matmul:
+  case AnchorClass::BatchMatmul: {
+    unsigned k = batchDims + 2;
+    outerLevel(genome.knobs[kParallel]);
+    if (tile(1) && genome.knobs[kPackB]) {
+      b.create<InterchangeOp>(loc, b.getDenseI64ArrayAttr({1, 2, 0}));
+      b.create<tcl::PadOp>(loc, b.getDenseI64ArrayAttr({1}),
+                           b.getI64IntegerAttr(1));
+    }
+    int64_t kTrips = genome.tiles[1][k];
+    tile(2);
+    b.create<VectorizeOp>(loc);
+    if (kTrips > 1) {
+      b.create<HoistAccumulatorsOp>(loc);
+      int64_t factor = std::min<int64_t>(genome.knobs[kUnroll], kTrips);
+      if (factor > 1 && emittedLevels > 0)
+        b.create<UnrollOp>(loc, b.getI64IntegerAttr(emittedLevels - 1),
+                           b.getI64IntegerAttr(k), b.getI64IntegerAttr(factor));
+    }
+    break;
+  }
+  case AnchorClass::Conv2D:
+  case AnchorClass::DepthwiseConv2D:
+  case AnchorClass::Pool2D:
+    outerLevel(genome.knobs[kWindowParallel]);
+    tile(1);
+    b.create<DecomposeOp>(loc);
+    b.create<VectorizeOp>(loc);
+    if (anchorClass == AnchorClass::Conv2D)
+      b.create<HoistAccumulatorsOp>(loc);
+    break;
+  case AnchorClass::Generic:
+    outerLevel(genome.knobs[kGenericParallel]);
+    tile(1);
+    if (genome.knobs[kVectorize])
+      b.create<VectorizeOp>(loc);
+    break;
+  case AnchorClass::Conv1D:
+    break;
+  }
+  return schedule;
+}
