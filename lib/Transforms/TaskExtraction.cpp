@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -219,6 +220,11 @@ mlir::tcl::extractTaskWorkload(ModuleOp module, StringRef task, StringRef entry,
     for (Value operand : op->getOperands())
       if (!llvm::is_contained(ops, operand.getDefiningOp()))
         bring(operand);
+    // Values the op's body captures (a generic's scalar constants).
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    for (Value value : captured)
+      bring(value);
     Operation *clone = builder.clone(*op, mapping);
     clone->setAttr(op == anchor ? kTaskAttrName : kEpilogueAttrName, newTag);
   }
