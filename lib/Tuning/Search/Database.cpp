@@ -83,9 +83,11 @@ CREATE INDEX IF NOT EXISTS records_by_task ON records(workload, platform);
 
 constexpr const char *kRecordColumns =
     "w.key, p.name, r.schedule, r.genome, r.status, r.message, r.min_s, "
-    "r.median_s, r.max_s, r.repeats, r.max_error, r.proposer, r.round, r.time "
-    "FROM records r JOIN workloads w ON r.workload = w.id "
-    "JOIN platforms p ON r.platform = p.id";
+    "r.median_s, r.max_s, r.repeats, r.max_error, r.proposer, r.round, "
+    "r.time";
+constexpr const char *kRecordsFrom =
+    " FROM records r JOIN workloads w ON r.workload = w.id "
+    "JOIN platforms p ON r.platform = p.id ";
 
 } // namespace
 
@@ -229,7 +231,8 @@ TuningDatabase::queryRecords(llvm::StringRef where,
                              llvm::ArrayRef<std::string> args) {
   std::vector<TuningRecord> records;
   Statement query(
-      db, (llvm::Twine("SELECT ") + kRecordColumns + " " + where).str());
+      db,
+      (llvm::Twine("SELECT ") + kRecordColumns + kRecordsFrom + where).str());
   if (!query.valid())
     return records;
   for (auto [index, arg] : llvm::enumerate(args))
@@ -281,8 +284,8 @@ size_t TuningDatabase::countRecords() {
 llvm::Error TuningDatabase::exportJsonLines(llvm::raw_ostream &os) {
   Statement query(
       db, (llvm::Twine("SELECT ") + kRecordColumns +
-           ", w.anchor, w.flops, w.module, p.target, p.threads, p.features "
-           "ORDER BY r.id")
+           ", w.anchor, w.flops, w.module, p.target, p.threads, p.features" +
+           kRecordsFrom + "ORDER BY r.id")
               .str());
   if (!query.valid())
     return sqliteError(db, "export");

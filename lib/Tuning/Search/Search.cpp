@@ -324,13 +324,15 @@ std::optional<Candidate> TuningRun::realize(TaskState &task,
 std::vector<Candidate> TuningRun::propose(TaskState &task, size_t count,
                                           std::vector<bool> &exploratory) {
   std::vector<Candidate> population;
-  llvm::StringSet<> seen;
+  // Genomes tried, and schedules in the population: two genomes can give
+  // the same schedule (an unroll factor above the trip count), which must
+  // be measured once.
+  llvm::StringSet<> seen, schedules;
   auto add = [&](const Genome &genome) {
-    std::string key = genome.str();
-    if (seen.contains(key))
+    if (!seen.insert(genome.str()).second)
       return;
-    seen.insert(key);
-    if (std::optional<Candidate> candidate = realize(task, genome))
+    std::optional<Candidate> candidate = realize(task, genome);
+    if (candidate && schedules.insert(candidate->schedule).second)
       population.push_back(std::move(*candidate));
   };
   // Seeds: the best measured genomes, then random samples.
@@ -353,8 +355,11 @@ std::vector<Candidate> TuningRun::propose(TaskState &task, size_t count,
   std::bernoulli_distribution crossoverCoin(0.5), secondMutation(0.3);
   for (unsigned generation = 0; generation < options.generations;
        ++generation) {
-    auto tournament = [&]() -> const Genome & {
-      std::uniform_int_distribution<size_t> any(0, population.size() - 1);
+    // Parents come from the scored population (children are appended
+    // after it and scored with the survivors).
+    size_t scored = scores.size();
+    auto tournament = [&]() -> Genome {
+      std::uniform_int_distribution<size_t> any(0, scored - 1);
       size_t best = any(rng);
       for (int i = 0; i < 3; ++i) {
         size_t other = any(rng);
@@ -432,6 +437,7 @@ TuningRun::measureAndRecord(size_t taskIndex, std::vector<Candidate> batch,
     inputs.push_back(std::move(input));
   }
   std::vector<MeasureResult> results = measure(inputs);
+
   std::vector<TuningRecord> records;
   for (auto [candidate, result, proposer] :
        llvm::zip(batch, results, proposers)) {

@@ -1,0 +1,448 @@
+//===- SearchTest.cpp - Search space, sampler, scheduler, database, tuner -===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/Search/Search.h"
+#include "tcl/Registration/Registration.h"
+#include "tcl/Transforms/TaskExtraction.h"
+#include "tcl/Tuning/Search/SearchSpace.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <csignal>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+namespace {
+
+constexpr const char *kMatmul = R"mlir(
+func.func @f(%a: tensor<64x128xf32>, %b: tensor<128x96xf32>,
+             %bias: tensor<96xf32>) -> tensor<64x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x96xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x96xf32>)
+                      outs(%init : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                        affine_map<(d0, d1) -> (d1)>,
+                                        affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<64x96xf32>, tensor<96xf32>)
+      outs(%e : tensor<64x96xf32>) {
+  ^bb0(%x: f32, %c: f32, %out: f32):
+    %s = arith.addf %x, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x96xf32>
+  return %y : tensor<64x96xf32>
+}
+)mlir";
+
+constexpr const char *kWindowOps = R"mlir(
+func.func @g(%x: tensor<1x18x18x16xf32>, %w: tensor<3x3x16x32xf32>,
+             %dw: tensor<3x3x16xf32>) -> (tensor<1x16x16x32xf32>, tensor<1x16x16x16xf32>, tensor<1x16x16x16xf32>, tensor<1x16x16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x16x32xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x32xf32>) -> tensor<1x16x16x32xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x18x18x16xf32>, tensor<3x3x16x32xf32>) outs(%i : tensor<1x16x16x32xf32>) -> tensor<1x16x16x32xf32>
+  %e2 = tensor.empty() : tensor<1x16x16x16xf32>
+  %i2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %dw : tensor<1x18x18x16xf32>, tensor<3x3x16xf32>) outs(%i2 : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %k = tensor.empty() : tensor<3x3xf32>
+  %p = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %k : tensor<1x18x18x16xf32>, tensor<3x3xf32>) outs(%i2 : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%d : tensor<1x16x16x16xf32>) outs(%e2 : tensor<1x16x16x16xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %t = math.tanh %a : f32
+    linalg.yield %t : f32
+  } -> tensor<1x16x16x16xf32>
+  return %c, %d, %p, %s : tensor<1x16x16x32xf32>, tensor<1x16x16x16xf32>, tensor<1x16x16x16xf32>, tensor<1x16x16x16xf32>
+}
+)mlir";
+
+class SearchTest : public ::testing::Test {
+protected:
+  SearchTest() {
+    DialectRegistry registry;
+    registerTclDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+  OwningOpRef<ModuleOp> parse(const char *source) {
+    return parseSourceString<ModuleOp>(source, &context);
+  }
+  std::string tempPath(llvm::StringRef suffix) {
+    llvm::SmallString<128> path;
+    EXPECT_FALSE(
+        llvm::sys::fs::createTemporaryFile("tcl-search", suffix, path));
+    llvm::sys::fs::remove(path);
+    paths.push_back(std::string(path));
+    return std::string(path);
+  }
+  ~SearchTest() override {
+    for (const std::string &path : paths) {
+      llvm::sys::fs::remove(path);
+      llvm::sys::fs::remove(path + "-wal");
+      llvm::sys::fs::remove(path + "-shm");
+    }
+  }
+  bool verifies(const SearchSpace &space, const Genome &genome) {
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+    OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
+    ScheduleOp schedule =
+        space.build(builder, UnknownLoc::get(&context), "t", genome);
+    ScopedDiagnosticHandler silence(&context,
+                                    [](Diagnostic &) { return success(); });
+    return succeeded(verify(schedule));
+  }
+
+  MLIRContext context;
+  std::vector<std::string> paths;
+};
+
+/// Every anchor class: random, mutated and crossed-over genomes are well
+/// formed and their schedules verify.
+TEST_F(SearchTest, GeneratedProgramsVerify) {
+  for (const char *source : {kMatmul, kWindowOps}) {
+    OwningOpRef<ModuleOp> module = parse(source);
+    ASSERT_TRUE(module);
+    for (unsigned threads : {1u, 2u}) {
+      module->walk([&](linalg::LinalgOp anchor) {
+        if (isa<linalg::FillOp>(anchor))
+          return;
+        auto space = SearchSpace::create(anchor, *lookupPlatform("x86-avx512"),
+                                         threads, /*hasEpilogue=*/false);
+        ASSERT_TRUE(space) << anchor->getName().getStringRef().str();
+        std::mt19937_64 rng(7);
+        std::vector<Genome> genomes;
+        for (int i = 0; i < 40; ++i)
+          genomes.push_back(space->sample(rng));
+        for (int i = 0; i < 40; ++i) {
+          genomes.push_back(space->mutate(genomes[i], rng));
+          genomes.push_back(space->crossover(genomes[i], genomes[39 - i], rng));
+        }
+        for (const Genome &genome : genomes) {
+          EXPECT_TRUE(space->isWellFormed(genome)) << genome.str();
+          EXPECT_TRUE(verifies(*space, genome))
+              << anchor->getName().getStringRef().str() << " " << genome.str();
+        }
+      });
+    }
+  }
+}
+
+TEST_F(SearchTest, GenomeTextRoundTrips) {
+  Genome genome{{{64, 96, 128}, {8, 32, 1}}, {1, 0, 4}};
+  EXPECT_EQ(genome.str(), "64,96,128|8,32,1;1,0,4");
+  std::optional<Genome> parsed = Genome::parse(genome.str());
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(*parsed, genome);
+  EXPECT_FALSE(Genome::parse("1,x;2"));
+}
+
+/// A crossover child takes each loop's whole chain from one parent.
+TEST_F(SearchTest, CrossoverMixesWholeChains) {
+  OwningOpRef<ModuleOp> module = parse(kMatmul);
+  linalg::LinalgOp matmul;
+  module->walk([&](linalg::MatmulOp op) { matmul = op; });
+  auto space =
+      SearchSpace::create(matmul, *lookupPlatform("x86-avx512"), 1, false);
+  Genome a{{{64, 96, 128}, {32, 48, 64}, {8, 16, 1}}, {0, 0, 4}};
+  Genome b{{{16, 32, 128}, {16, 16, 16}, {4, 8, 1}}, {0, 1, 1}};
+  ASSERT_TRUE(space->isWellFormed(a));
+  ASSERT_TRUE(space->isWellFormed(b));
+  bool sawMix = false;
+  for (uint64_t seed = 0; seed < 32; ++seed) {
+    std::mt19937_64 rng(seed);
+    Genome child = space->crossover(a, b, rng);
+    EXPECT_TRUE(space->isWellFormed(child));
+    unsigned fromA = 0;
+    for (size_t dim = 0; dim < 3; ++dim) {
+      bool isA = child.tiles[0][dim] == a.tiles[0][dim] &&
+                 child.tiles[1][dim] == a.tiles[1][dim] &&
+                 child.tiles[2][dim] == a.tiles[2][dim];
+      bool isB = child.tiles[0][dim] == b.tiles[0][dim] &&
+                 child.tiles[1][dim] == b.tiles[1][dim] &&
+                 child.tiles[2][dim] == b.tiles[2][dim];
+      EXPECT_TRUE(isA || isB);
+      fromA += isA;
+    }
+    sawMix |= fromA > 0 && fromA < 3;
+  }
+  EXPECT_TRUE(sawMix);
+}
+
+TEST_F(SearchTest, SamplerTopKAndEpsilon) {
+  std::vector<double> scores = {0.1, 0.9, 0.5, 0.7, 0.3};
+  std::mt19937_64 rng(1);
+  auto greedy = createTopKEpsilonSampler(0.0);
+  std::vector<SamplerPick> picks = greedy->select(scores, 3, rng);
+  ASSERT_EQ(picks.size(), 3u);
+  EXPECT_EQ(picks[0].index, 1u);
+  EXPECT_EQ(picks[1].index, 3u);
+  EXPECT_EQ(picks[2].index, 2u);
+  EXPECT_FALSE(picks[0].exploratory);
+  // All random: distinct picks, as many as there are candidates at most.
+  auto random = createTopKEpsilonSampler(1.0);
+  picks = random->select(scores, 10, rng);
+  ASSERT_EQ(picks.size(), 5u);
+  std::set<size_t> distinct;
+  for (SamplerPick pick : picks) {
+    EXPECT_TRUE(pick.exploratory);
+    distinct.insert(pick.index);
+  }
+  EXPECT_EQ(distinct.size(), 5u);
+}
+
+TEST_F(SearchTest, TaskSchedulerArithmetic) {
+  TaskScheduler scheduler({1.0, 3.0}, /*alpha=*/0.5, /*window=*/4);
+  EXPECT_EQ(scheduler.next(), 0u); // warm-up, in order
+  scheduler.record(0, 1, 2.0);
+  EXPECT_EQ(scheduler.next(), 1u);
+  scheduler.record(1, 1, 1.0);
+  // Task 0: backward 0 (one point), optimistic 2/1: 1 * 0.5 * 2 = 1.
+  EXPECT_DOUBLE_EQ(scheduler.priority(0), 1.0);
+  // Task 1: 3 * 0.5 * 1/1 = 1.5.
+  EXPECT_DOUBLE_EQ(scheduler.priority(1), 1.5);
+  EXPECT_EQ(scheduler.next(), 1u);
+  // Task 1 improves from 1.0 to 0.6 in 4 trials: backward 0.1, optimistic
+  // 0.6 / 5 = 0.12: 3 * (0.05 + 0.06) = 0.33.
+  scheduler.record(1, 5, 0.6);
+  EXPECT_NEAR(scheduler.priority(1), 0.33, 1e-12);
+  EXPECT_EQ(scheduler.next(), 0u);
+  scheduler.retire(0);
+  EXPECT_EQ(scheduler.next(), 1u);
+}
+
+TuningRecord makeRecord(llvm::StringRef key, llvm::StringRef platform,
+                        llvm::StringRef schedule, double seconds,
+                        llvm::StringRef status = "ok") {
+  TuningRecord record;
+  record.workloadKey = key.str();
+  record.platform = platform.str();
+  record.schedule = schedule.str();
+  record.status = status.str();
+  record.medianSeconds = record.minSeconds = record.maxSeconds = seconds;
+  record.repeats = 3;
+  record.proposer = "test";
+  return record;
+}
+
+TEST_F(SearchTest, DatabaseRoundTripAndJsonLines) {
+  std::string path = tempPath("db");
+  auto db = TuningDatabase::open(path);
+  ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+  PlatformEntry platform = PlatformEntry::make("x86-avx512", 1);
+  EXPECT_EQ(platform.name, "x86-avx512/1t");
+  ASSERT_FALSE((*db)->addPlatform(platform));
+  ASSERT_FALSE((*db)->addWorkload({"k1", "linalg.matmul", 1e6, "module {}"}));
+  ASSERT_FALSE((*db)->addRecords(
+      {makeRecord("k1", platform.name, "s1", 2e-3),
+       makeRecord("k1", platform.name, "s2", 1e-3),
+       makeRecord("k1", platform.name, "s3", 0, "compile_error")}));
+  EXPECT_EQ((*db)->getRecords("k1", platform.name).size(), 3u);
+  std::optional<TuningRecord> best = (*db)->getBest("k1", platform.name);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->schedule, "s2");
+  EXPECT_FALSE((*db)->getBest("k1", "x86-avx2/1t"));
+
+  // A batch with one bad record is written not at all.
+  llvm::Error error =
+      (*db)->addRecords({makeRecord("k1", platform.name, "s4", 1e-3),
+                         makeRecord("unknown", platform.name, "s5", 1e-3)});
+  EXPECT_TRUE(bool(error));
+  llvm::consumeError(std::move(error));
+  EXPECT_EQ((*db)->countRecords(), 3u);
+
+  std::string lines;
+  llvm::raw_string_ostream os(lines);
+  ASSERT_FALSE((*db)->exportJsonLines(os));
+  auto copy = TuningDatabase::open(tempPath("db"));
+  ASSERT_TRUE(bool(copy));
+  auto imported = (*copy)->importJsonLines(os.str());
+  ASSERT_TRUE(bool(imported));
+  EXPECT_EQ(*imported, 3u);
+  std::vector<TuningRecord> original = (*db)->getRecords("k1", platform.name);
+  std::vector<TuningRecord> copied = (*copy)->getRecords("k1", platform.name);
+  ASSERT_EQ(copied.size(), original.size());
+  for (size_t i = 0; i < copied.size(); ++i) {
+    EXPECT_EQ(copied[i].schedule, original[i].schedule);
+    EXPECT_EQ(copied[i].status, original[i].status);
+    EXPECT_EQ(copied[i].medianSeconds, original[i].medianSeconds);
+    EXPECT_EQ(copied[i].time, original[i].time);
+  }
+  EXPECT_EQ((*copy)->getWorkload("k1")->module, "module {}");
+  auto bad = (*copy)->importJsonLines("{not json");
+  EXPECT_FALSE(bool(bad));
+  llvm::consumeError(bad.takeError());
+}
+
+/// A deterministic stand-in for the measurement worker: a schedule's time
+/// is a function of its text, and one in seven fails to compile.
+std::vector<MeasureResult> fakeMeasure(llvm::ArrayRef<MeasureInput> batch) {
+  std::vector<MeasureResult> results;
+  for (const MeasureInput &input : batch) {
+    size_t hash = llvm::hash_value(input.candidate);
+    MeasureResult result;
+    if (hash % 7 == 0) {
+      result.status = MeasureStatus::CompileError;
+      result.message = "fake compile error";
+    } else {
+      result.status = MeasureStatus::Ok;
+      result.medianSeconds = result.minSeconds = result.maxSeconds =
+          1e-4 * (1 + hash % 1000 / 100.0);
+      result.repeats = 3;
+    }
+    results.push_back(result);
+  }
+  return results;
+}
+
+std::vector<std::string> schedulesOf(TuningDatabase &db) {
+  std::string lines;
+  llvm::raw_string_ostream os(lines);
+  EXPECT_FALSE(db.exportJsonLines(os));
+  std::vector<std::string> schedules;
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(os.str()).split(parts, '\n', -1, false);
+  for (llvm::StringRef line : parts) {
+    // The schedule's JSON string, up to the next field.
+    size_t at = line.find("\"schedule\":");
+    size_t end = line.find("\",\"status\"", at);
+    schedules.push_back(line.substr(at, end - at).str());
+  }
+  return schedules;
+}
+
+TuningOptions smallOptions(llvm::StringRef model) {
+  TuningOptions options;
+  options.trials = 20;
+  options.batchSize = 4;
+  options.population = 24;
+  options.generations = 2;
+  options.costModel = model.str();
+  options.seed = 5;
+  return options;
+}
+
+/// The same seed and the same measurements give the same proposals; the
+/// tuned result is never worse than the default schedule.
+TEST_F(SearchTest, TuningIsReproducible) {
+  for (llvm::StringRef model : {"random", "xgboost"}) {
+    std::vector<std::vector<std::string>> runs;
+    for (int run = 0; run < 2; ++run) {
+      OwningOpRef<ModuleOp> module = parse(kMatmul);
+      extractTasks(*module);
+      auto db = TuningDatabase::open(tempPath("db"));
+      ASSERT_TRUE(bool(db));
+      Tuner tuner(**db, smallOptions(model), fakeMeasure);
+      auto report = tuner.tune(*module);
+      ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+      ASSERT_EQ(report->tasks.size(), 1u);
+      EXPECT_EQ(report->tasks[0].trials, 20u);
+      EXPECT_LE(report->tasks[0].bestSeconds, report->tasks[0].defaultSeconds);
+      EXPECT_EQ((*db)->countRecords(), 20u);
+      runs.push_back(schedulesOf(**db));
+      // The best schedule goes into the module.
+      auto applied = applyTunedSchedules(*module, **db, "x86-avx512", 1);
+      ASSERT_TRUE(bool(applied));
+      EXPECT_EQ(*applied, 1u);
+    }
+    EXPECT_EQ(runs[0], runs[1]) << model.str();
+  }
+}
+
+/// A tuning run killed (SIGKILL) in the middle of a batch loses only that
+/// batch; rerunning with resume continues to the same total without
+/// measuring anything twice.
+TEST_F(SearchTest, KilledRunResumes) {
+  std::string path = tempPath("db");
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    OwningOpRef<ModuleOp> module = parse(kMatmul);
+    extractTasks(*module);
+    auto db = TuningDatabase::open(path);
+    if (!db)
+      _exit(3);
+    unsigned batches = 0;
+    Tuner tuner(**db, smallOptions("xgboost"),
+                [&](llvm::ArrayRef<MeasureInput> batch) {
+                  // Killed while measuring the fourth batch.
+                  if (++batches == 4)
+                    raise(SIGKILL);
+                  return fakeMeasure(batch);
+                });
+    (void)tuner.tune(*module);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  {
+    auto db = TuningDatabase::open(path);
+    ASSERT_TRUE(bool(db));
+    // The default schedule and two batches of four were committed.
+    EXPECT_EQ((*db)->countRecords(), 1u + 2 * 4);
+  }
+  OwningOpRef<ModuleOp> module = parse(kMatmul);
+  extractTasks(*module);
+  auto db = TuningDatabase::open(path);
+  ASSERT_TRUE(bool(db));
+  TuningOptions options = smallOptions("xgboost");
+  options.resume = true;
+  Tuner tuner(**db, options, fakeMeasure);
+  auto report = tuner.tune(*module);
+  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  EXPECT_EQ((*db)->countRecords(), 20u);
+  std::vector<std::string> schedules = schedulesOf(**db);
+  std::set<std::string> distinct;
+  for (const std::string &schedule : schedules)
+    EXPECT_TRUE(distinct.insert(schedule).second)
+        << "measured twice: " << schedule;
+}
+
+TEST_F(SearchTest, CostModelsLearnAndRoundTrip) {
+  // Separable: the label grows with feature 0, feature 1 is noise.
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<float> uniform(0, 1);
+  std::vector<CostSample> samples;
+  for (int i = 0; i < 200; ++i) {
+    float x = uniform(rng), noise = uniform(rng);
+    samples.push_back({{x, noise}, x, 0});
+  }
+  auto model = createCostModel("xgboost", 1);
+  ASSERT_TRUE(model);
+  ASSERT_FALSE(model->update(samples));
+  std::vector<std::vector<float>> probe = {
+      {0.1f, 0.5f}, {0.5f, 0.5f}, {0.9f, 0.5f}};
+  std::vector<double> scores = model->predict(probe);
+  EXPECT_LT(scores[0], scores[1]);
+  EXPECT_LT(scores[1], scores[2]);
+  std::string path = tempPath("json");
+  ASSERT_FALSE(model->save(path));
+  auto loaded = createCostModel("xgboost", 1);
+  ASSERT_FALSE(loaded->load(path));
+  EXPECT_EQ(loaded->predict(probe), scores);
+  EXPECT_FALSE(createCostModel("nonsense", 1));
+}
+
+} // namespace
