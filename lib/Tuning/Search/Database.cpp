@@ -276,6 +276,25 @@ std::optional<TuningRecord> TuningDatabase::getBest(llvm::StringRef workloadKey,
   return best.front();
 }
 
+std::vector<TuningDatabase::Summary> TuningDatabase::summarize() {
+  std::vector<Summary> rows;
+  Statement query(db,
+                  "SELECT w.key, w.anchor, p.name, COUNT(*), "
+                  "SUM(r.status != 'ok'), MIN(CASE WHEN r.status = 'ok' THEN "
+                  "r.median_s END), w.flops FROM records r "
+                  "JOIN workloads w ON r.workload = w.id "
+                  "JOIN platforms p ON r.platform = p.id "
+                  "GROUP BY w.id, p.id ORDER BY w.id, p.id");
+  if (!query.valid())
+    return rows;
+  while (query.step() == SQLITE_ROW)
+    rows.push_back({query.text(0), query.text(1), query.text(2),
+                    static_cast<size_t>(query.integer(3)),
+                    static_cast<size_t>(query.integer(4)), query.real(5),
+                    query.real(6)});
+  return rows;
+}
+
 size_t TuningDatabase::countRecords() {
   Statement query(db, "SELECT COUNT(*) FROM records");
   return query.valid() && query.step() == SQLITE_ROW ? query.integer(0) : 0;

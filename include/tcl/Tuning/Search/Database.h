@@ -101,6 +101,16 @@ public:
                                       llvm::StringRef platform);
   size_t countRecords();
 
+  struct Summary {
+    std::string workloadKey, anchor, platform;
+    size_t records = 0, failures = 0;
+    /// Median seconds of the best successful record (0 if none).
+    double bestSeconds = 0;
+    double flops = 0;
+  };
+  /// One row per workload and platform.
+  std::vector<Summary> summarize();
+
   /// Writes every record as one JSON object per line.
   llvm::Error exportJsonLines(llvm::raw_ostream &os);
   /// Adds the records of a JSON lines export (with their workloads and
