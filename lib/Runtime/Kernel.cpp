@@ -16,6 +16,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -341,7 +342,11 @@ llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,
                                     KernelSignature signature) {
   if (llvm::Error error = checkArity(signature))
     return std::move(error);
-  void *library = dlopen(libraryPath.str().c_str(), RTLD_NOW | RTLD_LOCAL);
+  // A bare file name would make dlopen search the library path instead of
+  // the current directory.
+  llvm::SmallString<256> path(libraryPath);
+  llvm::sys::fs::make_absolute(path);
+  void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library)
     return llvm::createStringError(std::string("cannot load ") +
                                    libraryPath.str() + ": " + dlerror());
