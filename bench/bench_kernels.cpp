@@ -15,14 +15,21 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Runtime/Measure.h"
+#include "tcl/Tuning/Search/Search.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include "oneapi/dnnl/dnnl.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -291,15 +298,76 @@ void zeroBorder(Buffer &input, int64_t pad) {
 
 struct Row {
   std::string name;
-  double defaultGflops = 0, handGflops = 0, oneDNNGflops = 0, maxError = 0;
+  double defaultGflops = 0, handGflops = 0, tunedGflops = 0, oneDNNGflops = 0,
+         maxError = 0;
   std::string note;
 };
+
+/// With --tune=N --tuning-db=PATH: the workload tuned by tcl's search (N
+/// trials, continuing what the database holds), as source with the best
+/// schedule. Empty if tuning is off or found nothing.
+std::string tunedSource(const Workload &workload, unsigned threads,
+                        unsigned trials, const std::string &databasePath) {
+  if (trials == 0 || databasePath.empty())
+    return "";
+  mlir::DialectRegistry registry;
+  registerTclDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  auto module =
+      mlir::parseSourceString<mlir::ModuleOp>(workload.source, &context);
+  auto database = TuningDatabase::open(databasePath);
+  if (!module || !database) {
+    if (!database)
+      llvm::consumeError(database.takeError());
+    return "";
+  }
+  TuningOptions options;
+  options.numThreads = threads;
+  options.trials = trials;
+  options.resume = true;
+  Measurer measurer;
+  Tuner tuner(**database, options, [&](llvm::ArrayRef<MeasureInput> batch) {
+    return measurer.measure(batch);
+  });
+  auto report = tuner.tune(*module);
+  if (!report) {
+    llvm::consumeError(report.takeError());
+    return "";
+  }
+  auto applied =
+      applyTunedSchedules(*module, **database, "x86-avx512", threads);
+  if (!applied || *applied == 0) {
+    if (!applied)
+      llvm::consumeError(applied.takeError());
+    return "";
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return os.str();
+}
 
 } // namespace
 
 int main(int argc, char **argv) {
-  unsigned threads = argc > 1 ? std::max(1, std::atoi(argv[1])) : 1;
-  std::string filter = argc > 2 ? argv[2] : "";
+  // Usage: tcl-bench-kernels [threads] [name filter] [--tune=N
+  //        --tuning-db=PATH]
+  unsigned tuneTrials = 0;
+  std::string databasePath;
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (arg.consume_front("--tune="))
+      tuneTrials = std::atoi(arg.str().c_str());
+    else if (arg.consume_front("--tuning-db="))
+      databasePath = arg.str();
+    else
+      positional.push_back(arg.str());
+  }
+  unsigned threads =
+      positional.size() > 0 ? std::max(1, std::atoi(positional[0].c_str())) : 1;
+  std::string filter = positional.size() > 1 ? positional[1] : "";
 
   std::vector<Workload> workloads;
   for (int64_t size : {256, 512, 1024, 2048})
@@ -336,9 +404,14 @@ int main(int argc, char **argv) {
               threads, kRepeats, kWarmup);
   std::printf("measured FMA peak: %.1f GFLOP/s (zmm FMA, %u core(s))\n\n", peak,
               threads);
-  std::printf("| workload | GFLOP | tcl default | tcl hand | oneDNN | best tcl "
-              "%% peak | tcl/oneDNN | max rel err |\n");
-  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  if (tuneTrials)
+    std::printf("tcl tuned: the search's best after %u trials per workload "
+                "(database %s)\n\n",
+                tuneTrials, databasePath.c_str());
+  std::printf("| workload | GFLOP | tcl default | tcl hand | tcl tuned | "
+              "oneDNN | best tcl %% peak | tcl/oneDNN | max rel err |\n");
+  std::printf(
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 
   // tcl's kernels run on LLVM's OpenMP runtime, oneDNN on GNU's; each keeps
   // its threads spinning for a while after a parallel region. Let them go
@@ -367,6 +440,16 @@ int main(int argc, char **argv) {
                   error.substr(0, 200).c_str());
       continue;
     }
+    std::string tuned =
+        tunedSource(workload, threads, tuneTrials, databasePath);
+    std::optional<Kernel> tunedKernel;
+    if (!tuned.empty()) {
+      auto kernel = Kernel::jit(tuned, "f", options);
+      if (kernel)
+        tunedKernel.emplace(std::move(*kernel));
+      else
+        llvm::consumeError(kernel.takeError());
+    }
     std::vector<Buffer> inputs =
         defaultKernel->getSignature().makeRandomInputs(/*seed=*/1);
     if (workload.inputPad > 0)
@@ -382,21 +465,36 @@ int main(int argc, char **argv) {
     row.handGflops = gflops(
         timeRuns([&] { llvm::consumeError(handKernel->run(inputs, outHand)); },
                  kWarmup, kRepeats, false));
+    std::vector<Buffer> outTuned = defaultKernel->getSignature().makeOutputs();
+    if (tunedKernel) {
+      settle();
+      row.tunedGflops = gflops(timeRuns(
+          [&] { llvm::consumeError(tunedKernel->run(inputs, outTuned)); },
+          kWarmup, kRepeats, false));
+    }
     std::vector<float> reference;
     workload.oneDNN(inputs, reference, [&](std::function<void()> run) {
       settle();
       row.oneDNNGflops = gflops(timeRuns(run, kWarmup, kRepeats, false));
     });
-    for (const std::vector<Buffer> *out : {&outDefault, &outHand})
+    std::vector<const std::vector<Buffer> *> checked = {&outDefault, &outHand};
+    if (tunedKernel)
+      checked.push_back(&outTuned);
+    for (const std::vector<Buffer> *out : checked)
       for (size_t i = 0; i < reference.size(); ++i)
         row.maxError = std::max(
             row.maxError, std::fabs(double((*out)[0].data[i]) - reference[i]) /
                               (1.0 + std::fabs(double(reference[i]))));
-    double best = std::max(row.defaultGflops, row.handGflops);
-    std::printf("| %s | %.3f | %.1f | %.1f | %.1f | %.0f%% | %.2f | %.1e |\n",
-                row.name.c_str(), workload.flops * 1e-9, row.defaultGflops,
-                row.handGflops, row.oneDNNGflops, 100.0 * best / peak,
-                best / row.oneDNNGflops, row.maxError);
+    double best =
+        std::max({row.defaultGflops, row.handGflops, row.tunedGflops});
+    std::printf(
+        "| %s | %.3f | %.1f | %.1f | %s | %.1f | %.0f%% | %.2f | %.1e |\n",
+        row.name.c_str(), workload.flops * 1e-9, row.defaultGflops,
+        row.handGflops,
+        tunedKernel ? llvm::formatv("{0:F1}", row.tunedGflops).str().c_str()
+                    : "-",
+        row.oneDNNGflops, 100.0 * best / peak, best / row.oneDNNGflops,
+        row.maxError);
     std::fflush(stdout);
   }
   return 0;

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The kernel benchmark: tcl (default and hand schedules) vs oneDNN, with 1 and
-# 2 threads, each thread count in one process. Prints markdown tables.
-# Usage: bash bench/run.sh [filter]   e.g. bash bench/run.sh "matmul 512"
+# The kernel benchmark: tcl (default, hand and, with --tune, tuned schedules)
+# vs oneDNN, with 1 and 2 threads, each thread count in one process. Prints
+# markdown tables.
+# Usage: bash bench/run.sh [filter] [--tune=N --tuning-db=PATH]
+#   e.g. bash bench/run.sh "matmul 512"
+#        bash bench/run.sh r18 --tune=48 --tuning-db=build/kernels.db
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
