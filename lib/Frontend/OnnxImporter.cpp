@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Frontend/OnnxImporter.h"
+#include "tcl/Support/Indexing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -166,26 +167,6 @@ llvm::Expected<ConstantData> readTensor(const onnx::TensorProto &tensor) {
 //===----------------------------------------------------------------------===//
 // Index arithmetic
 //===----------------------------------------------------------------------===//
-
-/// Calls `fn` with every index of `shape`, in row-major order.
-void forEachIndex(llvm::ArrayRef<int64_t> shape,
-                  llvm::function_ref<void(llvm::ArrayRef<int64_t>)> fn) {
-  for (int64_t extent : shape)
-    if (extent == 0)
-      return;
-  std::vector<int64_t> index(shape.size(), 0);
-  while (true) {
-    fn(index);
-    int d = static_cast<int>(shape.size()) - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
-}
 
 /// Row-major offset in a tensor of `shape` of the element that `index` (of
 /// the broadcast shape, same or higher rank) reads under numpy broadcasting.
@@ -739,9 +720,7 @@ ConstantData permuteConstant(const ConstantData &from,
   for (int64_t d : perm)
     shape.push_back(from.shape[d]);
   ConstantData to = ConstantData::zeros(from.kind, shape);
-  std::vector<int64_t> strides(from.shape.size(), 1);
-  for (int d = static_cast<int>(from.shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * from.shape[d + 1];
+  llvm::SmallVector<int64_t> strides = rowMajorStrides(from.shape);
   int64_t out = 0;
   forEachIndex(shape, [&](llvm::ArrayRef<int64_t> index) {
     int64_t offset = 0;
@@ -2052,13 +2031,6 @@ gatherElements(const ConstantData &input, std::vector<int64_t> shape,
   return result;
 }
 
-std::vector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
 const std::map<std::string, Evaluator> &getEvaluators() {
   using Doubles = llvm::ArrayRef<double>;
   using Ints = llvm::ArrayRef<int64_t>;
@@ -2151,7 +2123,7 @@ const std::map<std::string, Evaluator> &getEvaluators() {
          auto spec = sliceSpec(im, node, data.shape);
          if (!spec)
            return spec.takeError();
-         std::vector<int64_t> strides = rowMajorStrides(data.shape);
+         llvm::SmallVector<int64_t> strides = rowMajorStrides(data.shape);
          return gatherElements(data, spec->sizes, [&](Ints index) {
            int64_t offset = 0;
            for (size_t d = 0; d < index.size(); ++d)
@@ -2181,8 +2153,9 @@ const std::map<std::string, Evaluator> &getEvaluators() {
          shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
          shape.insert(shape.end(), data.shape.begin() + axis + 1,
                       data.shape.end());
-         std::vector<int64_t> strides = rowMajorStrides(data.shape),
-                              indexStrides = rowMajorStrides(indices.shape);
+         llvm::SmallVector<int64_t> strides = rowMajorStrides(data.shape),
+                                    indexStrides =
+                                        rowMajorStrides(indices.shape);
          int64_t indexRank = indices.shape.size();
          return gatherElements(data, shape, [&](Ints out) {
            int64_t position = 0;

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tcl/Support/Indexing.h"
 #include "tcl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,35 +22,9 @@ namespace mlir::tcl {
 } // namespace mlir::tcl
 
 using namespace mlir;
+using namespace mlir::tcl;
 
 namespace {
-
-/// Row-major strides of `shape`.
-SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
-/// Calls `fn` with every index of `shape` in row-major order.
-void forEachIndex(ArrayRef<int64_t> shape,
-                  llvm::function_ref<void(ArrayRef<int64_t>)> fn) {
-  if (llvm::is_contained(shape, 0))
-    return;
-  SmallVector<int64_t> index(shape.size(), 0);
-  while (true) {
-    fn(index);
-    int d = static_cast<int>(shape.size()) - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
-}
 
 /// linalg.transpose of a constant -> the permuted constant.
 struct FoldConstantTranspose : public OpRewritePattern<linalg::TransposeOp> {
@@ -67,7 +42,7 @@ struct FoldConstantTranspose : public OpRewritePattern<linalg::TransposeOp> {
     }
     ArrayRef<int64_t> perm = op.getPermutation();
     SmallVector<int64_t> inStrides =
-        stridesOf(cast<ShapedType>(input.getType()).getShape());
+        rowMajorStrides(cast<ShapedType>(input.getType()).getShape());
     auto values = llvm::to_vector(input.getValues<Attribute>());
     SmallVector<Attribute> permuted;
     permuted.reserve(values.size());
@@ -108,7 +83,7 @@ struct FoldConstantGeneric : public OpRewritePattern<linalg::GenericOp> {
         return failure();
       inputs.push_back(llvm::to_vector(value.getValues<Attribute>()));
       inputStrides.push_back(
-          stridesOf(cast<ShapedType>(value.getType()).getShape()));
+          rowMajorStrides(cast<ShapedType>(value.getType()).getShape()));
     }
     Block &body = op.getRegion().front();
     SmallVector<Attribute> results;
