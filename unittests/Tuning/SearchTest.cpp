@@ -165,8 +165,8 @@ TEST_F(SearchTest, CrossoverMixesWholeChains) {
   module->walk([&](linalg::MatmulOp op) { matmul = op; });
   auto space =
       SearchSpace::create(matmul, *lookupPlatform("x86-avx512"), 1, false);
-  Genome a{{{64, 96, 128}, {32, 48, 64}, {8, 16, 1}}, {0, 0, 4}};
-  Genome b{{{16, 32, 128}, {16, 16, 16}, {4, 8, 1}}, {0, 1, 1}};
+  Genome a{{{64, 96, 128}, {32, 48, 64}, {8, 16, 1}}, {0, 0, 0, 4}};
+  Genome b{{{16, 32, 128}, {16, 16, 16}, {4, 8, 1}}, {0, 2, 1, 1}};
   ASSERT_TRUE(space->isWellFormed(a));
   ASSERT_TRUE(space->isWellFormed(b));
   bool sawMix = false;

@@ -15,7 +15,9 @@ using namespace mlir::tcl;
 
 namespace {
 /// Knob values of the sketches.
-enum MatmulKnob { kParallel = 0, kPackB, kUnroll };
+enum MatmulKnob { kParallel = 0, kOrder, kPackB, kUnroll };
+/// Cache-level loop orders of a matmul (interchange of m, n, k).
+const int64_t kMatmulOrders[][3] = {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}};
 enum WindowKnob { kWindowParallel = 0 };
 enum GenericKnob { kGenericParallel = 0, kVectorize };
 
@@ -121,11 +123,12 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
       cache[0] = reg[0] = R::One;
     reg[b + 2] = R::One; // the k loop carries the accumulators
     space->rules = {outer, cache, reg};
-    space->knobNames = {"parallel", "pack_b", "unroll"};
-    space->knobChoices = {parallelChoices,
-                          b ? std::vector<int64_t>{0}
-                            : std::vector<int64_t>{0, 1},
-                          {1, 2, 4, 8}};
+    space->knobNames = {"parallel", "order", "pack_b", "unroll"};
+    space->knobChoices = {
+        parallelChoices,
+        b ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1, 2},
+        b ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1},
+        {1, 2, 4, 8}};
     break;
   }
   case AnchorClass::Conv2D:
@@ -332,10 +335,14 @@ ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
   case AnchorClass::BatchMatmul: {
     unsigned k = batchDims + 2;
     outerLevel(genome.knobs[kParallel]);
-    if (tile(1) && genome.knobs[kPackB]) {
-      b.create<InterchangeOp>(loc, b.getDenseI64ArrayAttr({1, 2, 0}));
-      b.create<tcl::PadOp>(loc, b.getDenseI64ArrayAttr({1}),
-                           b.getI64IntegerAttr(1));
+    if (tile(1)) {
+      if (int64_t order = genome.knobs[kOrder])
+        b.create<InterchangeOp>(loc,
+                                b.getDenseI64ArrayAttr(kMatmulOrders[order]));
+      // B packed into a contiguous panel, copied once per cache tile.
+      if (genome.knobs[kPackB])
+        b.create<tcl::PadOp>(loc, b.getDenseI64ArrayAttr({1}),
+                             b.getI64IntegerAttr(1));
     }
     int64_t kTrips = genome.tiles[1][k];
     tile(2);

@@ -10,8 +10,9 @@
 // accumulator hoisting, unrolling); a genome fills in its parameters:
 //
 //   matmul / batch matmul: outer level (parallel m, n, batch) [parallelize]
-//     [fuse_epilogue]; cache level (m, n, k) [n-k-m order with B packed];
-//     register level (m, n; k = 1); vectorize; hoist; unroll k by u.
+//     [fuse_epilogue]; cache level (m, n, k) [loop order m-n-k, n-m-k or
+//     n-k-m] [B packed]; register level (m, n; k = 1; its n is the vector
+//     width); vectorize; hoist; unroll k by u.
 //   2-D window ops: outer level (output rows, channels) [parallelize]
 //     [fuse_epilogue]; inner level (1 row, columns, channels; 1 input
 //     channel and kernel column for convolutions); decompose; vectorize;
