@@ -129,6 +129,11 @@ static llvm::cl::opt<unsigned>
     measureRepeats("measure-repeats",
                    llvm::cl::desc("Timed runs per candidate"),
                    llvm::cl::init(10), llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<double> measureTimeout(
+    "measure-timeout",
+    llvm::cl::desc("Seconds a candidate may take (compile, check, runs) "
+                   "before it is recorded as a timeout"),
+    llvm::cl::init(30), llvm::cl::cat(tuningCategory));
 static llvm::cl::opt<std::string> tuningCurve(
     "tuning-curve",
     llvm::cl::desc("Write the tuning curves (best latency vs trials) as SVG"),
@@ -244,6 +249,7 @@ int main(int argc, char **argv) {
       options.batchSize = batchSize;
       tcl::MeasureOptions measureOptions;
       measureOptions.repeats = measureRepeats;
+      measureOptions.timeoutSeconds = measureTimeout;
       tcl::Measurer measurer(measureOptions);
       tcl::Tuner tuner(**database, options,
                        [&](llvm::ArrayRef<tcl::MeasureInput> batch) {

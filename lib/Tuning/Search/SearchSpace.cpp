@@ -29,6 +29,10 @@ std::vector<int64_t> divisorsOf(int64_t n) {
   return result;
 }
 
+/// Largest innermost tile (elements): the innermost level is unrolled into
+/// vector code, and a bigger tile takes minutes to compile for no gain.
+constexpr int64_t kMaxInnermostTile = 4096;
+
 template <typename T>
 const T &choose(const std::vector<T> &values, std::mt19937_64 &rng) {
   return values[std::uniform_int_distribution<size_t>(0,
@@ -190,6 +194,14 @@ int64_t SearchSpace::pick(Rule rule, int64_t parent,
 }
 
 Genome SearchSpace::sample(std::mt19937_64 &rng) const {
+  // Draw until the innermost tile is small enough (almost always at once).
+  Genome genome = sampleOnce(rng);
+  for (int attempt = 0; attempt < 64 && !isWellFormed(genome); ++attempt)
+    genome = sampleOnce(rng);
+  return genome;
+}
+
+Genome SearchSpace::sampleOnce(std::mt19937_64 &rng) const {
   Genome genome;
   std::vector<int64_t> parent = extents;
   for (const std::vector<Rule> &level : rules) {
@@ -225,6 +237,17 @@ void SearchSpace::refit(Genome &genome, unsigned fromLevel, unsigned dim,
 }
 
 Genome SearchSpace::mutate(const Genome &genome, std::mt19937_64 &rng) const {
+  // Retry the rare change that makes the innermost tile too large.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    Genome child = mutateOnce(genome, rng);
+    if (isWellFormed(child))
+      return child;
+  }
+  return genome;
+}
+
+Genome SearchSpace::mutateOnce(const Genome &genome,
+                               std::mt19937_64 &rng) const {
   Genome child = genome;
   std::vector<std::pair<unsigned, unsigned>> freeEntries;
   for (auto [level, dims] : llvm::enumerate(rules))
@@ -264,6 +287,16 @@ Genome SearchSpace::mutate(const Genome &genome, std::mt19937_64 &rng) const {
 
 Genome SearchSpace::crossover(const Genome &a, const Genome &b,
                               std::mt19937_64 &rng) const {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    Genome child = crossoverOnce(a, b, rng);
+    if (isWellFormed(child))
+      return child;
+  }
+  return a;
+}
+
+Genome SearchSpace::crossoverOnce(const Genome &a, const Genome &b,
+                                  std::mt19937_64 &rng) const {
   Genome child = a;
   std::bernoulli_distribution coin(0.5);
   for (size_t dim = 0; dim < extents.size(); ++dim)
@@ -293,7 +326,10 @@ bool SearchSpace::isWellFormed(const Genome &genome) const {
   for (size_t knob = 0; knob < knobChoices.size(); ++knob)
     if (!llvm::is_contained(knobChoices[knob], genome.knobs[knob]))
       return false;
-  return true;
+  int64_t innermost = 1;
+  for (int64_t size : genome.tiles.back())
+    innermost *= size;
+  return innermost <= kMaxInnermostTile;
 }
 
 ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,

@@ -79,7 +79,9 @@ public:
   /// the other.
   Genome crossover(const Genome &a, const Genome &b,
                    std::mt19937_64 &rng) const;
-  /// Whether `genome` has this space's shape and valid tile chains.
+  /// Whether `genome` has this space's shape, valid tile chains and an
+  /// innermost tile of at most 4096 elements (it is unrolled into vector
+  /// code; larger ones take minutes to compile).
   bool isWellFormed(const Genome &genome) const;
 
   /// Builds the schedule of `genome` for task `task` at `builder`'s
@@ -93,6 +95,10 @@ public:
 private:
   enum class Rule { Free, One, Parent };
   SearchSpace() = default;
+  Genome sampleOnce(std::mt19937_64 &rng) const;
+  Genome mutateOnce(const Genome &genome, std::mt19937_64 &rng) const;
+  Genome crossoverOnce(const Genome &a, const Genome &b,
+                       std::mt19937_64 &rng) const;
   /// A random divisor of `extent` allowed by `rule`.
   int64_t pick(Rule rule, int64_t parent, std::mt19937_64 &rng) const;
   void refit(Genome &genome, unsigned fromLevel, unsigned dim,
