@@ -115,8 +115,10 @@ mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 
   // To the LLVM dialect.
-  // Math first: what LLVM has no intrinsic for (tanh, erf, ...) becomes libm
-  // calls, unrolled over vector lanes with vector ops the next step lowers.
+  // Math first: erf and tanh become inline polynomials; what else LLVM has
+  // no intrinsic for becomes libm calls, unrolled over vector lanes with
+  // vector ops the next step lowers.
+  pm.addNestedPass<func::FuncOp>(createApproximateMath());
   pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   ConvertVectorToLLVMPassOptions vectorToLLVM;

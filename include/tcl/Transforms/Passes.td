@@ -63,6 +63,19 @@ def LowerVector : Pass<"tcl-lower-vector", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def ApproximateMath : Pass<"tcl-approximate-math", "::mlir::func::FuncOp"> {
+  let summary = "Replaces erf and tanh by inline polynomial approximations";
+  let description = [{
+    LLVM has no intrinsic for erf or tanh, so without this they become libm
+    calls, one per element (and per vector lane). MLIR's polynomial
+    approximations (f32-accurate to a few ulp) are plain arithmetic that
+    vectorizes: GELU (erf) and tanh epilogues run at vector speed.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def PrepareEntryPoints : Pass<"tcl-prepare-entry-points", "ModuleOp"> {
   let summary = "Fixes the ABI of public functions: read-only inputs, C wrappers";
   let description = [{
