@@ -7,6 +7,7 @@
 #include "tcl/Tuning/Search/Search.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Transforms/TaskExtraction.h"
+#include "tcl/Tuning/Search/Evaluation.h"
 #include "tcl/Tuning/Search/SearchSpace.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -418,6 +419,37 @@ TEST_F(SearchTest, KilledRunResumes) {
   for (const std::string &schedule : schedules)
     EXPECT_TRUE(distinct.insert(schedule).second)
         << "measured twice: " << schedule;
+}
+
+/// Held-out evaluation: trains on every other task of a database and ranks
+/// the rest.
+TEST_F(SearchTest, EvaluatesOnHeldOutTasks) {
+  auto db = TuningDatabase::open(tempPath("db"));
+  ASSERT_TRUE(bool(db));
+  OwningOpRef<ModuleOp> module = parse(kWindowOps);
+  extractTasks(*module);
+  TuningOptions options = smallOptions("random");
+  options.trials = 40;
+  Tuner tuner(**db, options, fakeMeasure);
+  ASSERT_TRUE(bool(tuner.tune(*module)));
+  for (llvm::StringRef name : {"random", "xgboost"}) {
+    auto model = createCostModel(name, 1);
+    auto result = evaluateCostModel(**db, "x86-avx512/1t", *model, &context);
+    ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+    EXPECT_EQ(result->trainTasks + result->testTasks, 4u);
+    EXPECT_EQ(result->trainRecords + result->testRecords, 40u);
+    EXPECT_GT(result->top1, 0.0);
+    EXPECT_LE(result->top1, result->top5);
+    EXPECT_LE(result->top5, 1.0);
+    EXPECT_GE(result->pairwiseAccuracy, 0.0);
+    EXPECT_LE(result->pairwiseAccuracy, 1.0);
+  }
+  // One task is not enough to hold one out.
+  auto single = TuningDatabase::open(tempPath("db"));
+  auto model = createCostModel("random", 1);
+  auto none = evaluateCostModel(**single, "x86-avx512/1t", *model, &context);
+  EXPECT_FALSE(bool(none));
+  llvm::consumeError(none.takeError());
 }
 
 TEST_F(SearchTest, CostModelsLearnAndRoundTrip) {
