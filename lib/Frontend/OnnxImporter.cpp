@@ -100,7 +100,15 @@ struct ConstantData {
 llvm::Expected<ConstantData> readTensor(const onnx::TensorProto &tensor) {
   ConstantData data;
   data.shape.assign(tensor.dims().begin(), tensor.dims().end());
-  int64_t count = data.size();
+  // Dimensions come from the file: check them before multiplying.
+  constexpr int64_t kMaxElements = int64_t(1) << 40;
+  int64_t count = 1;
+  for (int64_t dim : data.shape) {
+    if (dim < 0 || (dim > 0 && count > kMaxElements / dim))
+      return error("tensor '" + tensor.name() + "' has invalid dimensions " +
+                   formatShape(data.shape));
+    count *= dim;
+  }
   if (tensor.has_data_location() &&
       tensor.data_location() == onnx::TensorProto::EXTERNAL)
     return error("tensor '" + tensor.name() +

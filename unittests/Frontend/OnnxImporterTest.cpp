@@ -146,6 +146,20 @@ TEST_F(OnnxImporterTest, UnsupportedAttributeValue) {
             "supported");
 }
 
+TEST_F(OnnxImporterTest, HugeOrNegativeTensorDimensionsAreRejected) {
+  for (int64_t dim : {int64_t(-3), int64_t(1) << 62}) {
+    onnx::ModelProto model = makeModel("Relu", /*dynamicBatch=*/false);
+    onnx::TensorProto *weight = model.mutable_graph()->add_initializer();
+    weight->set_name("w");
+    weight->set_data_type(onnx::TensorProto::FLOAT);
+    weight->add_dims(dim);
+    weight->add_dims(105);
+    EXPECT_EQ(
+        importError(write(model)).rfind("tensor 'w' has invalid dimensions", 0),
+        0u);
+  }
+}
+
 TEST_F(OnnxImporterTest, ShapeInferenceErrorsAreReported) {
   onnx::ModelProto model = makeModel("MatMul", /*dynamicBatch=*/false);
   // MatMul of [2,4] with itself: shapes do not match.
