@@ -155,6 +155,16 @@ std::vector<TaskSummary> mlir::tcl::summarizeTasks(ModuleOp module) {
   return result;
 }
 
+Operation *mlir::tcl::findTaskAnchor(ModuleOp module) {
+  Operation *anchor = nullptr;
+  module.walk([&](Operation *op) {
+    if (!anchor && op->hasAttr(kTaskAttrName) &&
+        !op->getParentOfType<ScheduleOp>())
+      anchor = op;
+  });
+  return anchor;
+}
+
 /// Ops a workload clones instead of taking their results as arguments.
 static bool isCheapToClone(Operation *op) {
   if (auto constant = dyn_cast<arith::ConstantOp>(op))

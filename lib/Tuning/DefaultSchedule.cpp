@@ -227,17 +227,6 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
     w.hoistAccumulators();
 }
 
-/// Generics the vectorizer takes: operands read through projected
-/// permutations (with broadcasts) and no gathers (tensor.extract) in the
-/// body. Others (a reversed Slice) stay scalar loops.
-bool isVectorizableGeneric(linalg::LinalgOp op) {
-  bool gathers = false;
-  op->walk([&](tensor::ExtractOp) { gathers = true; });
-  return !gathers && llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
-    return map.isProjectedPermutation(/*allowZeroInResults=*/true);
-  });
-}
-
 void writeGeneric(ScheduleWriter &w, ArrayRef<utils::IteratorType> kinds,
                   int64_t lanes, unsigned threads, bool vectorizable) {
   unsigned numDims = kinds.size();
@@ -271,6 +260,14 @@ void writeGeneric(ScheduleWriter &w, ArrayRef<utils::IteratorType> kinds,
     w.vectorize();
 }
 } // namespace
+
+bool mlir::tcl::isVectorizableGeneric(linalg::LinalgOp op) {
+  bool gathers = false;
+  op->walk([&](tensor::ExtractOp) { gathers = true; });
+  return !gathers && llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+    return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+  });
+}
 
 ScheduleOp
 mlir::tcl::buildDefaultSchedule(OpBuilder &builder, linalg::LinalgOp anchor,

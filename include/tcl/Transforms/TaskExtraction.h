@@ -36,6 +36,10 @@ std::vector<TaskSummary> extractTasks(ModuleOp module);
 /// The tasks already tagged in `module`.
 std::vector<TaskSummary> summarizeTasks(ModuleOp module);
 
+/// The first task anchor (an op tagged tcl.task, outside schedules) in
+/// `module`, e.g. the anchor of an extracted workload; null if none.
+Operation *findTaskAnchor(ModuleOp module);
+
 /// The first occurrence of task `task` in `module` as a module of its own:
 /// `func.func @<entry>` computing the anchor and its epilogue, tagged as
 /// task `renamedTask`. Values the task reads from outside become arguments,

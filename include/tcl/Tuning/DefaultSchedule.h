@@ -44,6 +44,11 @@ class LinalgOp;
 
 namespace mlir::tcl {
 
+/// Whether MLIR's vectorizer takes this generic: operands read through
+/// projected permutations (with broadcasts) and no gathers (tensor.extract)
+/// in the body. Others (a reversed Slice) stay scalar loops.
+bool isVectorizableGeneric(linalg::LinalgOp op);
+
 /// Builds at `builder`'s insertion point the default schedule for `anchor`,
 /// the anchor of task `task` (with `hasEpilogue` if ops are tagged as its
 /// epilogue). Always returns a schedule that verifies; on an anchor it has no

@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/Search/Evaluation.h"
+#include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Search/Metrics.h"
+#include "tcl/Tuning/Search/Search.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Parser/Parser.h"
@@ -31,12 +33,9 @@ llvm::Expected<TaskData> loadTask(TuningDatabase &database,
   OwningOpRef<ModuleOp> module =
       workload ? parseSourceString<ModuleOp>(workload->module, context)
                : OwningOpRef<ModuleOp>();
-  linalg::LinalgOp anchor;
-  if (module)
-    module->walk([&](linalg::LinalgOp op) {
-      if (!anchor && op->hasAttr(kTaskAttrName))
-        anchor = op;
-    });
+  auto anchor =
+      module ? dyn_cast_or_null<linalg::LinalgOp>(findTaskAnchor(*module))
+             : linalg::LinalgOp();
   FailureOr<TaskFeatures> task =
       anchor ? TaskFeatures::fromAnchor(anchor) : FailureOr<TaskFeatures>();
   if (failed(task))
@@ -46,11 +45,8 @@ llvm::Expected<TaskData> loadTask(TuningDatabase &database,
   TaskData data;
   for (const TuningRecord &record :
        database.getRecords(row.workloadKey, row.platform)) {
-    OwningOpRef<ModuleOp> parsed =
-        parseSourceString<ModuleOp>(record.schedule, context);
-    ScheduleOp schedule;
-    if (parsed)
-      parsed->walk([&](ScheduleOp op) { schedule = op; });
+    OwningOpRef<ModuleOp> holder;
+    ScheduleOp schedule = parseStoredSchedule(record.schedule, context, holder);
     if (!schedule)
       continue;
     FailureOr<std::vector<float>> features = scheduleFeatures(schedule, *task);

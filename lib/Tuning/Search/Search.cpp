@@ -139,17 +139,6 @@ size_t TaskScheduler::next() const {
 
 namespace {
 
-/// Finds the task's anchor in a workload module.
-linalg::LinalgOp findAnchor(ModuleOp module) {
-  linalg::LinalgOp anchor;
-  module.walk([&](linalg::LinalgOp op) {
-    if (!anchor && op->hasAttr(kTaskAttrName) &&
-        !op->getParentOfType<ScheduleOp>())
-      anchor = op;
-  });
-  return anchor;
-}
-
 std::string printOp(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -171,6 +160,9 @@ struct TaskState {
   std::string workloadText;
   std::unique_ptr<SearchSpace> space;
   TaskFeatures features;
+  /// The workload's anchor, and whether it has an epilogue to fuse.
+  linalg::LinalgOp anchor;
+  bool hasEpilogue = false;
   /// Genomes (text) and schedules already measured.
   llvm::StringSet<> measured;
   /// Measured candidates that succeeded, with their time, best first.
@@ -227,7 +219,7 @@ llvm::Error TuningRun::prepareTask(ModuleOp module,
   if (failed(workload))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "task '" + summary.name + "' not found");
-  linalg::LinalgOp anchor = findAnchor(**workload);
+  auto anchor = cast<linalg::LinalgOp>(findTaskAnchor(**workload));
   bool hasEpilogue = false;
   (*workload)->walk(
       [&](Operation *op) { hasEpilogue |= op->hasAttr(kEpilogueAttrName); });
@@ -249,6 +241,8 @@ llvm::Error TuningRun::prepareTask(ModuleOp module,
   task->workload = std::move(*workload);
   task->space = std::move(space);
   task->features = *features;
+  task->anchor = anchor;
+  task->hasEpilogue = hasEpilogue;
   if (llvm::Error error = database.addWorkload(
           {summary.key, summary.anchorName, summary.flops, task->workloadText}))
     return error;
@@ -262,12 +256,8 @@ llvm::Error TuningRun::prepareTask(ModuleOp module,
     task->measured.insert(record.schedule);
     if (!record.genome.empty())
       task->measured.insert(record.genome);
-    OwningOpRef<ModuleOp> parsed =
-        parseSourceString<ModuleOp>(record.schedule, ctx);
-    if (!parsed)
-      continue;
-    ScheduleOp schedule;
-    parsed->walk([&](ScheduleOp op) { schedule = op; });
+    OwningOpRef<ModuleOp> holder;
+    ScheduleOp schedule = parseStoredSchedule(record.schedule, ctx, holder);
     if (!schedule)
       continue;
     FailureOr<std::vector<float>> sample =
@@ -345,13 +335,14 @@ std::vector<Candidate> TuningRun::propose(TaskState &task, size_t count,
   if (population.empty())
     return {};
 
-  auto scoresOf = [&](const std::vector<Candidate> &candidates) {
+  // Scores of population[from...].
+  auto scoresFrom = [&](size_t from) {
     std::vector<std::vector<float>> features;
-    for (const Candidate &candidate : candidates)
-      features.push_back(candidate.features);
+    for (size_t i = from; i < population.size(); ++i)
+      features.push_back(population[i].features);
     return model->predict(features);
   };
-  std::vector<double> scores = scoresOf(population);
+  std::vector<double> scores = scoresFrom(0);
   std::bernoulli_distribution crossoverCoin(0.5), secondMutation(0.3);
   for (unsigned generation = 0; generation < options.generations;
        ++generation) {
@@ -381,7 +372,9 @@ std::vector<Candidate> TuningRun::propose(TaskState &task, size_t count,
       add(child);
     }
     // Survivors: the best by score (the seeds compete like the others).
-    std::vector<double> all = scoresOf(population);
+    // Only the children are new to the model.
+    std::vector<double> all = scores;
+    llvm::append_range(all, scoresFrom(scored));
     std::vector<size_t> order(population.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
@@ -414,11 +407,9 @@ std::vector<Candidate> TuningRun::propose(TaskState &task, size_t count,
 std::string TuningRun::candidateModule(TaskState &task,
                                        llvm::StringRef schedule) {
   OwningOpRef<ModuleOp> module = task.workload->clone();
-  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(schedule, ctx);
-  if (parsed) {
-    OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
-    parsed->walk([&](ScheduleOp op) { builder.clone(*op); });
-  }
+  OwningOpRef<ModuleOp> holder;
+  if (ScheduleOp op = parseStoredSchedule(schedule, ctx, holder))
+    OpBuilder::atBlockEnd(module->getBody()).clone(*op);
   return printOp(*module);
 }
 
@@ -568,21 +559,16 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
       break;
     if (task->report.defaultSeconds > 0 || task->report.trials > 0)
       continue;
-    linalg::LinalgOp anchor = findAnchor(*task->workload);
-    bool hasEpilogue = false;
-    task->workload->walk(
-        [&](Operation *op) { hasEpilogue |= op->hasAttr(kEpilogueAttrName); });
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(ctx));
     OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
-    ScheduleOp schedule = buildDefaultSchedule(builder, anchor, kWorkloadTask,
-                                               *lookupPlatform(options.target),
-                                               options.numThreads, hasEpilogue);
+    ScheduleOp schedule = buildDefaultSchedule(
+        builder, task->anchor, kWorkloadTask, *lookupPlatform(options.target),
+        options.numThreads, task->hasEpilogue);
     FailureOr<std::vector<float>> features =
         scheduleFeatures(schedule, task->features);
-    Candidate candidate{Genome(), printOp(schedule),
-                        succeeded(features) ? *features : std::vector<float>()};
     if (failed(features))
       continue;
+    Candidate candidate{Genome(), printOp(schedule), std::move(*features)};
     if (llvm::Error error =
             measureAndRecord(index, {candidate}, {std::string("default")}))
       return std::move(error);
@@ -642,6 +628,16 @@ llvm::Expected<TuningReport> Tuner::tune(ModuleOp module,
   return run.run(module, progress);
 }
 
+ScheduleOp mlir::tcl::parseStoredSchedule(llvm::StringRef text,
+                                          MLIRContext *context,
+                                          OwningOpRef<ModuleOp> &holder) {
+  holder = parseSourceString<ModuleOp>(text, context);
+  ScheduleOp schedule;
+  if (holder)
+    holder->walk([&](ScheduleOp op) { schedule = op; });
+  return schedule;
+}
+
 llvm::Expected<unsigned>
 mlir::tcl::applyTunedSchedules(ModuleOp module, TuningDatabase &database,
                                llvm::StringRef target, unsigned numThreads) {
@@ -658,11 +654,9 @@ mlir::tcl::applyTunedSchedules(ModuleOp module, TuningDatabase &database,
         database.getBest(summary.key, platform.name);
     if (!best)
       continue;
-    OwningOpRef<ModuleOp> parsed =
-        parseSourceString<ModuleOp>(best->schedule, module.getContext());
-    ScheduleOp schedule;
-    if (parsed)
-      parsed->walk([&](ScheduleOp op) { schedule = op; });
+    OwningOpRef<ModuleOp> holder;
+    ScheduleOp schedule =
+        parseStoredSchedule(best->schedule, module.getContext(), holder);
     if (!schedule)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),

@@ -5,9 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/Search/SearchSpace.h"
+#include "tcl/Tuning/DefaultSchedule.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -160,16 +160,9 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
       if (space->loopKinds[d] == 'p')
         outer[d] = R::Free;
     inner[numDims - 1] = R::Free;
-    bool gathers = false;
-    anchor->walk([&](tensor::ExtractOp) { gathers = true; });
-    space->vectorizable =
-        !gathers &&
-        llvm::all_of(anchor.getIndexingMapsArray(), [](AffineMap map) {
-          return map.isProjectedPermutation(true);
-        });
     space->rules = {outer, inner};
     space->knobNames = {"parallel", "vectorize"};
-    space->knobChoices = {parallelChoices, space->vectorizable
+    space->knobChoices = {parallelChoices, isVectorizableGeneric(anchor)
                                                ? std::vector<int64_t>{0, 1}
                                                : std::vector<int64_t>{0}};
     break;

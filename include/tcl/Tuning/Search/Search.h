@@ -155,6 +155,11 @@ private:
   MeasureFn measure;
 };
 
+/// Parses a schedule stored as text (a database record) in `context`.
+/// `holder` keeps the parsed module alive; null if it does not parse.
+ScheduleOp parseStoredSchedule(llvm::StringRef text, MLIRContext *context,
+                               OwningOpRef<ModuleOp> &holder);
+
 /// Adds to `module` (tasks extracted) the best schedule the database holds
 /// for each task on the platform; returns how many tasks got one.
 llvm::Expected<unsigned> applyTunedSchedules(ModuleOp module,

@@ -114,9 +114,8 @@ private:
   std::vector<std::string> knobNames;
   std::vector<std::vector<int64_t>> knobChoices;
   bool hasEpilogue = false;
-  // Per class: the loops with a role in the sketch.
+  /// Matmul: batch loops before m, n, k.
   unsigned batchDims = 0;
-  bool vectorizable = true;
 };
 
 } // namespace mlir::tcl
