@@ -23,6 +23,8 @@ packages=(
   libopenblas0-openmp
   # The tuning database and the XGBoost cost model.
   libsqlite3-dev libxgboost-dev
+  # The learned cost models (Mamba, TLP-style, Tenset-MLP) on libtorch.
+  libtorch-dev
   # Unit tests.
   libgtest-dev
 )

@@ -41,7 +41,7 @@ static_assert(kHardwareCol + Tokenizer::kHardwareWidth == Tokenizer::kWidth,
 static_assert(kNumAnchorClasses + 4 + Tokenizer::kMaxDims + 1 ==
                   Tokenizer::kTaskWidth,
               "task layout and kTaskWidth disagree");
-static_assert(kNumIsaLevels + 2 == Tokenizer::kHardwareWidth,
+static_assert(kNumIsaLevels + 10 == Tokenizer::kHardwareWidth,
               "hardware layout and kHardwareWidth disagree");
 } // namespace
 
@@ -99,7 +99,8 @@ FailureOr<TaskFeatures> TaskFeatures::fromAnchor(linalg::LinalgOp anchor) {
 }
 
 FailureOr<std::vector<float>>
-Tokenizer::tokenize(ScheduleOp schedule, const TaskFeatures &task) const {
+Tokenizer::tokenize(ScheduleOp schedule, const TaskFeatures &task,
+                    const HardwareFeatures *hardware) const {
   const Platform *platform = lookupPlatform(schedule.getTarget());
   FailureOr<ScheduleState> finalState = schedule.replay();
   FailureOr<ScheduleState> state = schedule.getInitialState();
@@ -124,10 +125,20 @@ Tokenizer::tokenize(ScheduleOp schedule, const TaskFeatures &task) const {
   }
   col += kMaxDims;
   context[col++] = dynamic ? 1 : 0;
+  HardwareFeatures known =
+      hardware ? *hardware : HardwareFeatures::fromPlatform(*platform, 1);
   context[kTaskWidth + static_cast<unsigned>(platform->isa)] = 1;
-  context[kTaskWidth + kNumIsaLevels] = log2p1(platform->vectorBits);
-  context[kTaskWidth + kNumIsaLevels + 1] =
-      platform->kind == PlatformKind::GPU ? 1 : 0;
+  col = kTaskWidth + kNumIsaLevels;
+  context[col++] = log2p1(platform->vectorBits);
+  context[col++] = platform->kind == PlatformKind::GPU ? 1 : 0;
+  context[col++] = log2p1(known.threads);
+  context[col++] = log2p1(known.cores);
+  context[col++] = known.vectorRegisters / 8.0f;
+  context[col++] = log2p1(known.l1KiB);
+  context[col++] = log2p1(known.l2KiB);
+  context[col++] = log2p1(known.l3KiB);
+  context[col++] = log2p1(known.peakGflops);
+  context[col++] = log2p1(known.bandwidthGBs);
 
   unsigned row = 0, levelIndex = 0;
   for (Operation &op : schedule.getBody().front()) {

@@ -41,7 +41,7 @@
 using namespace mlir;
 
 namespace {
-enum class EmitKind { MLIR, LLVM, Object, SharedLibrary };
+enum class EmitKind { Graph, MLIR, LLVM, Object, SharedLibrary };
 } // namespace
 
 static llvm::cl::opt<std::string>
@@ -73,6 +73,10 @@ static llvm::cl::opt<std::string>
 static llvm::cl::opt<EmitKind> emitKind(
     "emit", llvm::cl::desc("What to produce"),
     llvm::cl::values(
+        clEnumValN(EmitKind::Graph, "graph",
+                   "MLIR of the optimized graph with its tasks tagged, "
+                   "before scheduling (what the tuner and the dataset "
+                   "collector read)"),
         clEnumValN(EmitKind::MLIR, "mlir", "MLIR with the schedules applied"),
         clEnumValN(EmitKind::LLVM, "llvm", "LLVM IR"),
         clEnumValN(EmitKind::Object, "obj", "an object file"),
@@ -282,6 +286,20 @@ int main(int argc, char **argv) {
     }
     llvm::errs() << "tcl-compile: " << *applied
                  << " task(s) use tuned schedules from " << tuningDb << "\n";
+  }
+
+  if (emitKind == EmitKind::Graph) {
+    tcl::extractTasks(*module);
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        openOutputFile(outputFilename, &errorMessage);
+    if (!output) {
+      llvm::errs() << "tcl-compile: " << errorMessage << "\n";
+      return 1;
+    }
+    module->print(output->os());
+    output->os() << "\n";
+    output->keep();
+    return 0;
   }
 
   if (dumpTasks) {

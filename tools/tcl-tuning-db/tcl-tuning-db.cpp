@@ -11,14 +11,25 @@
 //   tcl-tuning-db DB evaluate [--platform P]
 //                                       trains each cost model on every other
 //                                       workload, ranks the held-out ones
+//   tcl-tuning-db DB collect [GRAPH.mlir ...] --platform P
+//                 [--random-tasks N] [--programs-per-task N] [--seed S]
+//                                       measures programs of the tasks of
+//                                       each graph (tcl-compile --emit=graph)
+//                                       and of N random tasks into the
+//                                       database, resuming where it stopped
 //
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Registration/Registration.h"
+#include "tcl/Transforms/TaskExtraction.h"
+#include "tcl/Tuning/Search/Collect.h"
 #include "tcl/Tuning/Search/Database.h"
 #include "tcl/Tuning/Search/Evaluation.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -26,7 +37,10 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <unistd.h>
 
 using namespace mlir::tcl;
 
@@ -36,20 +50,190 @@ static llvm::cl::opt<std::string> databasePath(llvm::cl::Positional,
 static llvm::cl::opt<std::string>
     command(llvm::cl::Positional, llvm::cl::desc("<summary | export | import>"),
             llvm::cl::init("summary"));
-static llvm::cl::opt<std::string> file(llvm::cl::Positional,
-                                       llvm::cl::desc("[file to import]"),
-                                       llvm::cl::init(""));
+static llvm::cl::list<std::string>
+    files(llvm::cl::Positional,
+          llvm::cl::desc("[file to import | graphs to collect from]"));
 static llvm::cl::opt<std::string>
     outputPath("o", llvm::cl::desc("Export to FILE"), llvm::cl::init("-"));
 
-static llvm::cl::opt<std::string>
-    platformName("platform",
-                 llvm::cl::desc("Platform whose records to evaluate on"),
-                 llvm::cl::init("x86-avx512/1t"));
+static llvm::cl::opt<std::string> platformName(
+    "platform",
+    llvm::cl::desc("Platform to evaluate on or collect for, "
+                   "<target>/<threads>t (x86-avx512/1t, x86-avx512/2t, "
+                   "x86-avx2/1t, x86-sse42/1t)"),
+    llvm::cl::init("x86-avx512/1t"));
+
+static llvm::cl::OptionCategory collectCategory("collect options");
+static llvm::cl::opt<unsigned>
+    randomTasks("random-tasks",
+                llvm::cl::desc("Random matmul/conv/depthwise/pool tasks to "
+                               "add to the graphs' tasks"),
+                llvm::cl::init(0), llvm::cl::cat(collectCategory));
+static llvm::cl::opt<unsigned> programsPerTask(
+    "programs-per-task",
+    llvm::cl::desc("Measured programs per task and platform (the default "
+                   "schedule included), counting what the database has"),
+    llvm::cl::init(100), llvm::cl::cat(collectCategory));
+static llvm::cl::opt<uint64_t> seed("seed",
+                                    llvm::cl::desc("Seed of the random tasks "
+                                                   "and of the sampling"),
+                                    llvm::cl::init(1),
+                                    llvm::cl::cat(collectCategory));
+static llvm::cl::opt<unsigned>
+    batchSize("batch-size",
+              llvm::cl::desc("Programs per task and turn (one transaction)"),
+              llvm::cl::init(10), llvm::cl::cat(collectCategory));
+static llvm::cl::opt<double> randomFraction(
+    "random-fraction",
+    llvm::cl::desc("Share of each batch sampled uniformly; the rest comes "
+                   "from the evolutionary search"),
+    llvm::cl::init(0.5), llvm::cl::cat(collectCategory));
+static llvm::cl::opt<unsigned>
+    measureRepeats("measure-repeats", llvm::cl::desc("Timed runs per program"),
+                   llvm::cl::init(5), llvm::cl::cat(collectCategory));
+static llvm::cl::opt<double> measureTimeout(
+    "measure-timeout",
+    llvm::cl::desc("Seconds one program may take (compile and runs)"),
+    llvm::cl::init(20), llvm::cl::cat(collectCategory));
+static llvm::cl::opt<double> maxForeignLoad(
+    "max-foreign-load",
+    llvm::cl::desc("Re-measure a batch when other processes kept more than "
+                   "this many cores busy meanwhile; negative: never check"),
+    llvm::cl::init(0.25), llvm::cl::cat(collectCategory));
 
 static int fail(llvm::Error error) {
   llvm::errs() << "tcl-tuning-db: " << llvm::toString(std::move(error)) << "\n";
   return 1;
+}
+
+/// "x86-avx512/2t" -> ("x86-avx512", 2).
+static llvm::Expected<std::pair<std::string, unsigned>>
+parsePlatformName(llvm::StringRef name) {
+  auto [target, threadsText] = name.split('/');
+  unsigned threads = 0;
+  if (!lookupPlatform(target) || !threadsText.consume_back("t") ||
+      threadsText.getAsInteger(10, threads) || threads == 0)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "platform '" + name +
+            "' is not <target>/<threads>t with a known "
+            "target (e.g. x86-avx512/1t)");
+  return std::make_pair(target.str(), threads);
+}
+
+/// Moves the functions of `from` into `into`, renamed `<prefix>_<name>`.
+static void mergeInto(mlir::ModuleOp into, mlir::ModuleOp from,
+                      llvm::StringRef prefix) {
+  mlir::SymbolTable symbols(from);
+  for (auto function :
+       llvm::make_early_inc_range(from.getOps<mlir::func::FuncOp>())) {
+    std::string name = (prefix + "_" + function.getSymName()).str();
+    if (mlir::failed(symbols.rename(function, name)))
+      continue;
+    function->moveBefore(into.getBody(), into.getBody()->end());
+  }
+}
+
+static int collect(TuningDatabase &database) {
+  auto platform = parsePlatformName(platformName);
+  if (!platform)
+    return fail(platform.takeError());
+  // The load monitor tells this collector's processes (it and its
+  // measurement workers) from everything else by process group.
+  setpgid(0, 0);
+
+  mlir::DialectRegistry registry;
+  registerTclDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  mlir::OwningOpRef<mlir::ModuleOp> merged =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
+  // Sources: the graph files' stems and "random".
+  std::vector<std::pair<std::string, mlir::OwningOpRef<mlir::ModuleOp>>>
+      sources;
+  for (const std::string &path : files) {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceFile<mlir::ModuleOp>(path, &context);
+    if (!module)
+      return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                          "cannot parse '" + path + "'"));
+    sources.emplace_back(llvm::sys::path::stem(path).str(), std::move(module));
+  }
+  if (randomTasks > 0) {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(
+            generateRandomTasks(randomTasks, seed), &context);
+    if (!module)
+      return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                          "the random tasks do not parse"));
+    sources.emplace_back("random", std::move(module));
+  }
+  if (sources.empty())
+    return fail(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "nothing to collect: give graph files or --random-tasks"));
+  std::vector<std::pair<std::string, std::string>> keySources;
+  for (auto &[name, module] : sources) {
+    for (const TaskSummary &task : extractTasks(*module))
+      keySources.emplace_back(task.key, name);
+    mergeInto(*merged, *module, name);
+  }
+  std::vector<TaskSummary> tasks = extractTasks(*merged);
+  llvm::errs() << "collect: " << tasks.size() << " distinct tasks from "
+               << sources.size() << " source(s), " << programsPerTask
+               << " programs each on " << platformName << "\n";
+
+  for (const auto &[key, source] : keySources)
+    if (llvm::Error error = database.addWorkloadSource(key, source))
+      return fail(std::move(error));
+
+  MeasureOptions measureOptions;
+  measureOptions.repeats = measureRepeats;
+  measureOptions.warmup = 1;
+  measureOptions.timeoutSeconds = measureTimeout;
+  Measurer measurer(measureOptions);
+  MeasureFn measure = [&](llvm::ArrayRef<MeasureInput> batch) {
+    return measurer.measure(batch);
+  };
+  LoadGuardOptions guardOptions;
+  LoadGuardStats guardStats;
+  if (maxForeignLoad >= 0) {
+    guardOptions.maxForeignCores = maxForeignLoad;
+    measure = guardAgainstLoad(
+        measure, makeReferenceInput(platform->first, platform->second),
+        guardOptions, guardStats, &llvm::errs());
+    // Probe the hardware on a quiet machine: its figures are features.
+    std::vector<MeasureResult> none = measure({});
+    (void)none;
+  }
+
+  TuningOptions options;
+  options.target = platform->first;
+  options.numThreads = platform->second;
+  options.trialsPerTask = programsPerTask;
+  options.randomFraction = randomFraction;
+  options.batchSize = batchSize;
+  options.costModel = "random";
+  options.seed = seed;
+  Tuner tuner(database, options, measure);
+  auto report = tuner.tune(*merged, &llvm::errs());
+  if (!report)
+    return fail(report.takeError());
+  unsigned trials = 0, failures = 0;
+  for (const TaskReport &task : report->tasks) {
+    trials += task.trials;
+    failures += task.failures;
+  }
+  llvm::errs() << "collect: " << report->tasks.size() << " tasks, " << trials
+               << " programs on " << platformName << " (" << failures
+               << " failed), " << report->skipped.size()
+               << " tasks without a search space; " << guardStats.remeasured
+               << " batches re-measured for foreign load, "
+               << guardStats.referenceWaits
+               << " waits for the reference kernel\n";
+  for (const std::string &skipped : report->skipped)
+    llvm::errs() << "  skipped: " << skipped << "\n";
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -87,6 +271,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (command == "import") {
+    std::string file = files.empty() ? "-" : files.front();
     auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(file);
     if (!buffer)
       return fail(llvm::createStringError(buffer.getError(),
@@ -121,8 +306,10 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  if (command == "collect")
+    return collect(**database);
   return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
                                       "unknown command '" + command +
                                           "' (summary, export, import, "
-                                          "evaluate)"));
+                                          "evaluate, collect)"));
 }

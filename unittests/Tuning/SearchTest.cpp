@@ -21,6 +21,8 @@
 
 #include <csignal>
 #include <gtest/gtest.h>
+#include <map>
+#include <set>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -341,6 +343,8 @@ TuningOptions smallOptions(llvm::StringRef model) {
   options.generations = 2;
   options.costModel = model.str();
   options.seed = 5;
+  // Probed figures differ from run to run; the tests compare runs.
+  options.probeHardware = false;
   return options;
 }
 
@@ -419,6 +423,48 @@ TEST_F(SearchTest, KilledRunResumes) {
   for (const std::string &schedule : schedules)
     EXPECT_TRUE(distinct.insert(schedule).second)
         << "measured twice: " << schedule;
+}
+
+/// Collection mode: every task gets its quota of programs, a share of them
+/// uniform samples, in round-robin turns; a rerun with a larger quota tops
+/// every task up without measuring anything twice.
+TEST_F(SearchTest, CollectionFillsEveryTaskToItsQuota) {
+  std::string path = tempPath("db");
+  for (unsigned quota : {6u, 9u}) {
+    OwningOpRef<ModuleOp> module = parse(kWindowOps);
+    extractTasks(*module);
+    auto db = TuningDatabase::open(path);
+    ASSERT_TRUE(bool(db));
+    TuningOptions options = smallOptions("random");
+    options.trialsPerTask = quota;
+    options.randomFraction = 0.5;
+    unsigned calls = 0;
+    Tuner tuner(**db, options, [&](llvm::ArrayRef<MeasureInput> batch) {
+      ++calls;
+      return fakeMeasure(batch);
+    });
+    auto report = tuner.tune(*module);
+    ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+    ASSERT_EQ(report->tasks.size(), 4u);
+    for (const TaskReport &task : report->tasks)
+      EXPECT_EQ(task.trials, quota) << task.name;
+    EXPECT_EQ((*db)->countRecords(), 4u * quota);
+    EXPECT_GT(calls, 0u);
+  }
+  auto db = TuningDatabase::open(path);
+  ASSERT_TRUE(bool(db));
+  std::map<std::string, unsigned> proposers;
+  std::set<std::string> distinct;
+  for (const TuningDatabase::Summary &row : (*db)->summarize())
+    for (const TuningRecord &record :
+         (*db)->getRecords(row.workloadKey, row.platform)) {
+      ++proposers[record.proposer];
+      EXPECT_TRUE(distinct.insert(row.workloadKey + record.schedule).second)
+          << "measured twice: " << record.schedule;
+    }
+  EXPECT_EQ(proposers["default"], 4u);
+  EXPECT_GT(proposers["random/sample"], 0u);
+  EXPECT_GT(proposers["random/top-k"] + proposers["random/epsilon"], 0u);
 }
 
 /// Held-out evaluation: trains on every other task of a database and ranks

@@ -79,8 +79,8 @@ constexpr unsigned kTask = 40, kHardware = 60;
 TEST_F(TokenizerTest, WidthIsPinned) {
   EXPECT_EQ(Tokenizer::kTokenWidth, 40u);
   EXPECT_EQ(Tokenizer::kTaskWidth, 20u);
-  EXPECT_EQ(Tokenizer::kHardwareWidth, 6u);
-  EXPECT_EQ(Tokenizer::kWidth, 66u);
+  EXPECT_EQ(Tokenizer::kHardwareWidth, 14u);
+  EXPECT_EQ(Tokenizer::kWidth, 74u);
 }
 
 TEST_F(TokenizerTest, TaskFeaturesOfMatmul) {
@@ -188,6 +188,63 @@ TEST_F(TokenizerTest, DeterministicAndPlatformAware) {
   EXPECT_EQ(at(*avx2, 0, kHardware + 1), 1); // AVX2
   EXPECT_EQ(at(*avx2, 0, kHardware + 2), 0);
   EXPECT_FLOAT_EQ(at(*avx2, 0, kHardware + 4), std::log2(257.0f));
+}
+
+TEST_F(TokenizerTest, ProbedHardwareFeaturesFillTheHardwarePart) {
+  OwningOpRef<ModuleOp> module = parse(kMatmulModule);
+  ASSERT_TRUE(module);
+  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(getAnchor(*module));
+  ScheduleOp schedule = getSchedule(*module);
+  // Without probed features: the platform's static part, one thread.
+  FailureOr<std::vector<float>> plain = Tokenizer(8).tokenize(schedule, *task);
+  ASSERT_TRUE(succeeded(plain));
+  EXPECT_EQ(at(*plain, 0, kHardware + 6), 1);  // log2(1 + 1 thread)
+  EXPECT_EQ(at(*plain, 0, kHardware + 8), 4);  // 32 registers / 8
+  EXPECT_EQ(at(*plain, 0, kHardware + 12), 0); // peak unknown
+
+  HardwareFeatures hardware =
+      HardwareFeatures::fromPlatform(*lookupPlatform("x86-avx512"), 2);
+  hardware.cores = 3;
+  hardware.l1KiB = 31;
+  hardware.l2KiB = 1023;
+  hardware.l3KiB = 32767;
+  hardware.peakGflops = 255;
+  hardware.bandwidthGBs = 15;
+  FailureOr<std::vector<float>> probed =
+      Tokenizer(8).tokenize(schedule, *task, &hardware);
+  ASSERT_TRUE(succeeded(probed));
+  for (unsigned row = 0; row < 6; ++row) {
+    EXPECT_FLOAT_EQ(at(*probed, row, kHardware + 6), std::log2(3.0f));
+    EXPECT_EQ(at(*probed, row, kHardware + 7), 2);   // 3 cores
+    EXPECT_EQ(at(*probed, row, kHardware + 9), 5);   // L1
+    EXPECT_EQ(at(*probed, row, kHardware + 10), 10); // L2
+    EXPECT_EQ(at(*probed, row, kHardware + 11), 15); // L3
+    EXPECT_EQ(at(*probed, row, kHardware + 12), 8);  // peak
+    EXPECT_EQ(at(*probed, row, kHardware + 13), 4);  // bandwidth
+  }
+  // The token and task parts do not depend on the machine.
+  for (unsigned row = 0; row < 8; ++row)
+    for (unsigned col = 0; col < kHardware; ++col)
+      EXPECT_EQ(at(*plain, row, col), at(*probed, row, col));
+}
+
+TEST_F(TokenizerTest, HardwareFeaturesRoundTripThroughJson) {
+  HardwareFeatures hardware =
+      HardwareFeatures::fromPlatform(*lookupPlatform("x86-avx2"), 1);
+  hardware.cores = 2;
+  hardware.l3KiB = 32768;
+  hardware.peakGflops = 58.5;
+  std::optional<HardwareFeatures> back =
+      HardwareFeatures::fromJson(hardware.toJson());
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->vectorBits, 256u);
+  EXPECT_EQ(back->vectorRegisters, 16u);
+  EXPECT_EQ(back->cores, 2u);
+  EXPECT_EQ(back->l3KiB, 32768);
+  EXPECT_EQ(back->peakGflops, 58.5);
+  EXPECT_FALSE(back->isProbed());
+  EXPECT_FALSE(HardwareFeatures::fromJson("[1, 2]"));
+  EXPECT_FALSE(HardwareFeatures::fromJson("not json"));
 }
 
 TEST_F(TokenizerTest, RejectsInvalidSchedules) {

@@ -17,6 +17,9 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+#include <string>
+
 namespace mlir::tcl {
 
 enum class PlatformKind : unsigned { CPU = 0, GPU = 1 };
@@ -36,6 +39,37 @@ struct Platform {
   llvm::StringRef features;
   /// Widest vector register in bits (for GPUs: the warp's 32 lanes x 32 bit).
   unsigned vectorBits;
+};
+
+/// What the cost model knows of the machine a platform runs on (METHOD.md §1,
+/// hardware-aware features). The static part comes from the platform table;
+/// the rest is probed on the machine (Runtime's probeHardware) and stored
+/// with the platform in the tuning database, so records measured elsewhere
+/// keep the features of the machine that measured them. Zero means unknown.
+struct HardwareFeatures {
+  /// Threads the platform's kernels run with, and cores of the machine.
+  unsigned threads = 1;
+  unsigned cores = 0;
+  unsigned vectorBits = 0;
+  /// Architectural vector registers the ISA gives code generation.
+  unsigned vectorRegisters = 0;
+  /// Data cache sizes: L1 and L2 per core, L3 in all.
+  double l1KiB = 0, l2KiB = 0, l3KiB = 0;
+  /// Measured multiply-add throughput with the ISA's widest vectors on
+  /// `threads` threads, and measured memory bandwidth (stream triad).
+  double peakGflops = 0;
+  double bandwidthGBs = 0;
+
+  /// The static part: the platform's vector width and registers.
+  static HardwareFeatures fromPlatform(const Platform &platform,
+                                       unsigned threads);
+  /// JSON object text (the database's platforms.features column).
+  std::string toJson() const;
+  /// Parses toJson's text; missing fields stay zero. nullopt if it is not a
+  /// JSON object.
+  static std::optional<HardwareFeatures> fromJson(llvm::StringRef text);
+  /// Whether the measured fields are filled in.
+  bool isProbed() const { return peakGflops > 0 && bandwidthGBs > 0; }
 };
 
 /// Returns the platform called `name`, or nullptr.

@@ -27,9 +27,12 @@
 // Task part (kTaskWidth = 20): anchor class one-hot (7, AnchorClass order),
 //   log2(1 + FLOPs), log2(1 + bytes), loop count, reduction loop count,
 //   log2(1 + extent) of each original loop dim (8), dynamic-extent flag.
-// Hardware part (kHardwareWidth = 6): ISA one-hot (4, IsaLevel order),
-//   log2(vector bits), GPU flag. Cache sizes, core counts and peak rates are
-//   to be measured per device and appended by the cost-model work.
+// Hardware part (kHardwareWidth = 14): ISA one-hot (4, IsaLevel order),
+//   log2(1 + vector bits), GPU flag, then from the platform's
+//   HardwareFeatures (probed on the machine, zero when unknown):
+//   log2(1 + threads), log2(1 + cores), vector registers / 8,
+//   log2(1 + KiB) of L1, L2 and L3, log2(1 + peak GFLOP/s),
+//   log2(1 + bandwidth GB/s).
 //
 // Dimensions beyond kMaxDims are dropped from the per-dimension columns.
 //
@@ -40,6 +43,7 @@
 
 #include "mlir/Support/LogicalResult.h"
 #include "tcl/Dialect/Tcl/IR/TclOps.h"
+#include "tcl/Target/Platform.h"
 
 #include <vector>
 
@@ -87,17 +91,19 @@ public:
   static constexpr unsigned kMaxDims = 8;
   static constexpr unsigned kTokenWidth = 40;
   static constexpr unsigned kTaskWidth = 20;
-  static constexpr unsigned kHardwareWidth = 6;
+  static constexpr unsigned kHardwareWidth = 14;
   static constexpr unsigned kWidth = kTokenWidth + kTaskWidth + kHardwareWidth;
 
   explicit Tokenizer(unsigned maxLength = 32) : maxLength(maxLength) {}
 
   unsigned getMaxLength() const { return maxLength; }
 
-  /// Tokenizes `schedule` (which must verify) for `task`. Returns a
-  /// row-major [maxLength, kWidth] matrix.
-  FailureOr<std::vector<float>> tokenize(ScheduleOp schedule,
-                                         const TaskFeatures &task) const;
+  /// Tokenizes `schedule` (which must verify) for `task` on the machine
+  /// described by `hardware` (by default, only what the schedule's platform
+  /// says, one thread). Returns a row-major [maxLength, kWidth] matrix.
+  FailureOr<std::vector<float>>
+  tokenize(ScheduleOp schedule, const TaskFeatures &task,
+           const HardwareFeatures *hardware = nullptr) const;
 
 private:
   unsigned maxLength;

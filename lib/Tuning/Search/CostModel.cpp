@@ -178,9 +178,11 @@ std::vector<std::string> mlir::tcl::getCostModelNames() {
 }
 
 FailureOr<std::vector<float>>
-mlir::tcl::scheduleFeatures(ScheduleOp schedule, const TaskFeatures &task) {
+mlir::tcl::scheduleFeatures(ScheduleOp schedule, const TaskFeatures &task,
+                            const HardwareFeatures *hardware) {
   Tokenizer tokenizer;
-  FailureOr<std::vector<float>> matrix = tokenizer.tokenize(schedule, task);
+  FailureOr<std::vector<float>> matrix =
+      tokenizer.tokenize(schedule, task, hardware);
   if (failed(matrix))
     return failure();
   constexpr unsigned width = Tokenizer::kWidth;
@@ -203,4 +205,12 @@ mlir::tcl::scheduleFeatures(ScheduleOp schedule, const TaskFeatures &task) {
   features.insert(features.end(), matrix->begin() + tokenWidth,
                   matrix->begin() + width);
   return features;
+}
+
+FailureOr<std::vector<float>>
+mlir::tcl::featurize(ScheduleOp schedule, const TaskFeatures &task,
+                     const HardwareFeatures *hardware, FeatureKind kind) {
+  if (kind == FeatureKind::Sequence)
+    return Tokenizer().tokenize(schedule, task, hardware);
+  return scheduleFeatures(schedule, task, hardware);
 }

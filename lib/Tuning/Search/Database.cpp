@@ -79,6 +79,8 @@ CREATE TABLE IF NOT EXISTS records(
   min_s REAL, median_s REAL, max_s REAL, repeats INTEGER, max_error REAL,
   proposer TEXT, round INTEGER, time TEXT);
 CREATE INDEX IF NOT EXISTS records_by_task ON records(workload, platform);
+CREATE TABLE IF NOT EXISTS workload_sources(
+  key TEXT NOT NULL, source TEXT NOT NULL, UNIQUE(key, source));
 )sql";
 
 constexpr const char *kRecordColumns =
@@ -96,13 +98,9 @@ PlatformEntry PlatformEntry::make(llvm::StringRef target, unsigned threads) {
   entry.name = (target + "/" + llvm::Twine(threads) + "t").str();
   entry.target = target.str();
   entry.threads = threads;
-  llvm::json::Object features{{"threads", threads}};
   if (const Platform *platform = lookupPlatform(target))
-    features["vector_bits"] = platform->vectorBits;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::json::Value(std::move(features));
-  entry.features = os.str();
+    entry.features =
+        HardwareFeatures::fromPlatform(*platform, threads).toJson();
   return entry;
 }
 
@@ -122,6 +120,8 @@ TuningDatabase::open(llvm::StringRef path) {
     sqlite3_close(db);
     return std::move(error);
   }
+  // A collector and an export may use the file at the same time.
+  sqlite3_busy_timeout(db, 30000);
   std::unique_ptr<TuningDatabase> database(new TuningDatabase(db));
   // WAL: a reader never blocks the tuner, and a killed writer leaves the
   // last committed transaction intact.
@@ -171,6 +171,73 @@ llvm::Error TuningDatabase::addPlatform(const PlatformEntry &platform) {
   if (insert.step() != SQLITE_DONE)
     return sqliteError(db, "add platform");
   return llvm::Error::success();
+}
+
+llvm::Error TuningDatabase::addWorkloadSource(llvm::StringRef key,
+                                              llvm::StringRef source) {
+  Statement insert(db, "INSERT OR IGNORE INTO workload_sources(key, source) "
+                       "VALUES(?, ?)");
+  if (!insert.valid())
+    return sqliteError(db, "prepare");
+  insert.bind(1, key).bind(2, source);
+  if (insert.step() != SQLITE_DONE)
+    return sqliteError(db, "add workload source");
+  return llvm::Error::success();
+}
+
+std::map<std::string, std::vector<std::string>>
+TuningDatabase::getWorkloadSources() {
+  std::map<std::string, std::vector<std::string>> sources;
+  Statement query(db,
+                  "SELECT key, source FROM workload_sources ORDER BY rowid");
+  if (!query.valid())
+    return sources;
+  while (query.step() == SQLITE_ROW)
+    sources[query.text(0)].push_back(query.text(1));
+  return sources;
+}
+
+std::optional<PlatformEntry> TuningDatabase::getPlatform(llvm::StringRef name) {
+  for (PlatformEntry &platform : getPlatforms())
+    if (platform.name == name)
+      return std::move(platform);
+  return std::nullopt;
+}
+
+std::vector<PlatformEntry> TuningDatabase::getPlatforms() {
+  std::vector<PlatformEntry> platforms;
+  Statement query(db, "SELECT name, target, threads, features FROM platforms "
+                      "ORDER BY id");
+  if (!query.valid())
+    return platforms;
+  while (query.step() == SQLITE_ROW)
+    platforms.push_back({query.text(0), query.text(1),
+                         static_cast<unsigned>(query.integer(2)),
+                         query.text(3)});
+  return platforms;
+}
+
+llvm::Error TuningDatabase::setPlatformFeatures(llvm::StringRef name,
+                                                llvm::StringRef features) {
+  Statement update(db, "UPDATE platforms SET features = ? WHERE name = ?");
+  if (!update.valid())
+    return sqliteError(db, "prepare");
+  update.bind(1, features).bind(2, name);
+  if (update.step() != SQLITE_DONE)
+    return sqliteError(db, "set platform features");
+  return llvm::Error::success();
+}
+
+std::vector<WorkloadEntry> TuningDatabase::getWorkloads() {
+  std::vector<WorkloadEntry> workloads;
+  Statement query(db, "SELECT key, anchor, flops, module FROM workloads "
+                      "ORDER BY id");
+  if (!query.valid())
+    return workloads;
+  while (query.step() == SQLITE_ROW)
+    workloads.push_back(
+        {query.text(0), query.text(1), query.real(2), query.text(3)});
+  return workloads;
 }
 
 std::optional<WorkloadEntry> TuningDatabase::getWorkload(llvm::StringRef key) {
@@ -263,6 +330,11 @@ TuningDatabase::getRecords(llvm::StringRef workloadKey,
                            llvm::StringRef platform) {
   return queryRecords("WHERE w.key = ? AND p.name = ? ORDER BY r.id",
                       {workloadKey.str(), platform.str()});
+}
+
+std::vector<TuningRecord>
+TuningDatabase::getPlatformRecords(llvm::StringRef platform) {
+  return queryRecords("WHERE p.name = ? ORDER BY r.id", {platform.str()});
 }
 
 std::optional<TuningRecord> TuningDatabase::getBest(llvm::StringRef workloadKey,

@@ -28,7 +28,11 @@ struct TaskData {
 
 llvm::Expected<TaskData> loadTask(TuningDatabase &database,
                                   const TuningDatabase::Summary &row,
-                                  MLIRContext *context) {
+                                  FeatureKind kind, MLIRContext *context) {
+  std::optional<HardwareFeatures> hardware;
+  if (std::optional<PlatformEntry> platform =
+          database.getPlatform(row.platform))
+    hardware = HardwareFeatures::fromJson(platform->features);
   std::optional<WorkloadEntry> workload = database.getWorkload(row.workloadKey);
   OwningOpRef<ModuleOp> module =
       workload ? parseSourceString<ModuleOp>(workload->module, context)
@@ -49,7 +53,8 @@ llvm::Expected<TaskData> loadTask(TuningDatabase &database,
     ScheduleOp schedule = parseStoredSchedule(record.schedule, context, holder);
     if (!schedule)
       continue;
-    FailureOr<std::vector<float>> features = scheduleFeatures(schedule, *task);
+    FailureOr<std::vector<float>> features =
+        featurize(schedule, *task, hardware ? &*hardware : nullptr, kind);
     if (failed(features))
       continue;
     data.features.push_back(std::move(*features));
@@ -72,7 +77,7 @@ mlir::tcl::evaluateCostModel(TuningDatabase &database, llvm::StringRef platform,
   for (const TuningDatabase::Summary &row : database.summarize()) {
     if (row.platform != platform)
       continue;
-    auto data = loadTask(database, row, context);
+    auto data = loadTask(database, row, model.getFeatureKind(), context);
     if (!data)
       return data.takeError();
     if (data->latencies.size() < 2)

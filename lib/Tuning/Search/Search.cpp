@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/Search/Search.h"
+#include "tcl/Runtime/Machine.h"
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/DefaultSchedule.h"
 #include "tcl/Tuning/Search/SearchSpace.h"
@@ -185,8 +186,9 @@ private:
   llvm::Error prepareTask(ModuleOp module, const TaskSummary &summary);
   /// Builds, verifies and featurizes the schedule of `genome`.
   std::optional<Candidate> realize(TaskState &task, const Genome &genome);
+  /// Up to `count` candidates never measured, and who proposed each.
   std::vector<Candidate> propose(TaskState &task, size_t count,
-                                 std::vector<bool> &exploratory);
+                                 std::vector<std::string> &proposers);
   /// The task's workload with `schedule` added: what the worker measures.
   std::string candidateModule(TaskState &task, llvm::StringRef schedule);
   llvm::Error measureAndRecord(size_t taskIndex,
@@ -196,6 +198,17 @@ private:
                  const Genome *genome);
   llvm::Error refitModel();
   void progress(llvm::raw_ostream *out, size_t taskIndex);
+  FailureOr<std::vector<float>> featuresOf(ScheduleOp schedule,
+                                           const TaskFeatures &task) {
+    return featurize(schedule, task, &hardware, model->getFeatureKind());
+  }
+  /// The search loop of tuning: the task scheduler spends the budget.
+  llvm::Error tuneTasks(llvm::raw_ostream *out);
+  /// The loop of dataset collection: every task to its quota.
+  llvm::Error collectTasks(llvm::raw_ostream *out);
+  /// Proposes, measures and records one batch of `count` for `index`;
+  /// false if the task has nothing new to measure.
+  llvm::Expected<bool> step(size_t index, size_t count);
 
   TuningDatabase &database;
   const TuningOptions &options;
@@ -203,6 +216,7 @@ private:
   MLIRContext *ctx;
   std::mt19937_64 rng;
   PlatformEntry platform;
+  HardwareFeatures hardware;
   std::unique_ptr<CostModel> model;
   std::unique_ptr<Sampler> sampler;
   std::vector<std::unique_ptr<TaskState>> tasks;
@@ -260,8 +274,7 @@ llvm::Error TuningRun::prepareTask(ModuleOp module,
     ScheduleOp schedule = parseStoredSchedule(record.schedule, ctx, holder);
     if (!schedule)
       continue;
-    FailureOr<std::vector<float>> sample =
-        scheduleFeatures(schedule, task->features);
+    FailureOr<std::vector<float>> sample = featuresOf(schedule, task->features);
     if (failed(sample))
       continue;
     std::optional<Genome> genome = Genome::parse(record.genome);
@@ -304,15 +317,15 @@ std::optional<Candidate> TuningRun::realize(TaskState &task,
     if (failed(verify(schedule)))
       return std::nullopt;
   }
-  FailureOr<std::vector<float>> features =
-      scheduleFeatures(schedule, task.features);
-  if (failed(features))
+  FailureOr<std::vector<float>> featureVector =
+      featuresOf(schedule, task.features);
+  if (failed(featureVector))
     return std::nullopt;
-  return Candidate{genome, printOp(schedule), std::move(*features)};
+  return Candidate{genome, printOp(schedule), std::move(*featureVector)};
 }
 
 std::vector<Candidate> TuningRun::propose(TaskState &task, size_t count,
-                                          std::vector<bool> &exploratory) {
+                                          std::vector<std::string> &proposers) {
   std::vector<Candidate> population;
   // Genomes tried, and schedules in the population: two genomes can give
   // the same schedule (an unroll factor above the trip count), which must
@@ -397,9 +410,29 @@ std::vector<Candidate> TuningRun::propose(TaskState &task, size_t count,
       fresh.push_back(std::move(population[i]));
     }
   std::vector<Candidate> picked;
-  for (SamplerPick pick : sampler->select(freshScores, count, rng)) {
+  // Collection: a share of the batch is uniform samples of the space.
+  size_t randomCount = static_cast<size_t>(
+      std::lround(options.randomFraction * static_cast<double>(count)));
+  for (SamplerPick pick :
+       sampler->select(freshScores, count - randomCount, rng)) {
     picked.push_back(std::move(fresh[pick.index]));
-    exploratory.push_back(pick.exploratory);
+    proposers.push_back(model->getName().str() +
+                        (pick.exploratory ? "/epsilon" : "/top-k"));
+  }
+  llvm::StringSet<> inBatch;
+  for (const Candidate &candidate : picked)
+    inBatch.insert(candidate.schedule);
+  for (unsigned attempt = 0;
+       options.randomFraction > 0 && picked.size() < count &&
+       attempt < 8 * std::max<size_t>(count, 1);
+       ++attempt) {
+    std::optional<Candidate> candidate = realize(task, task.space->sample(rng));
+    if (!candidate || task.measured.contains(candidate->genome.str()) ||
+        task.measured.contains(candidate->schedule) ||
+        !inBatch.insert(candidate->schedule).second)
+      continue;
+    picked.push_back(std::move(*candidate));
+    proposers.push_back("random/sample");
   }
   return picked;
 }
@@ -529,8 +562,14 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
   if (!lookupPlatform(options.target))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown target '" + options.target + "'");
-  if (llvm::Error error = database.addPlatform(platform))
-    return std::move(error);
+  llvm::Expected<HardwareFeatures> known = registerPlatform(
+      database, options.target, options.numThreads, options.probeHardware);
+  if (!known)
+    return known.takeError();
+  hardware = *known;
+  if (!options.costModelFile.empty())
+    if (llvm::Error error = model->load(options.costModelFile))
+      return std::move(error);
   for (const TaskSummary &summary : summarizeTasks(module))
     if (llvm::Error error = prepareTask(module, summary))
       return std::move(error);
@@ -540,18 +579,13 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
   // With resume, the trials in the database count toward the budget.
   trialsDone = already;
   trialsBudget = options.resume ? options.trials : already + options.trials;
+  if (options.trialsPerTask) {
+    trialsBudget = 0;
+    for (const auto &task : tasks)
+      trialsBudget += std::max(task->report.trials, options.trialsPerTask);
+  }
   if (llvm::Error error = refitModel())
     return std::move(error);
-
-  std::vector<double> weights;
-  for (const auto &task : tasks)
-    weights.push_back(task->report.weight);
-  TaskScheduler scheduler(weights);
-  for (auto [index, task] : llvm::enumerate(tasks))
-    if (task->report.trials > 0)
-      scheduler.record(index, task->report.trials,
-                       task->report.bestSeconds > 0 ? task->report.bestSeconds
-                                                    : kInfinity);
 
   // Default schedules first: the untuned baseline of each task.
   for (auto [index, task] : llvm::enumerate(tasks)) {
@@ -564,51 +598,22 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
     ScheduleOp schedule = buildDefaultSchedule(
         builder, task->anchor, kWorkloadTask, *lookupPlatform(options.target),
         options.numThreads, task->hasEpilogue);
-    FailureOr<std::vector<float>> features =
-        scheduleFeatures(schedule, task->features);
-    if (failed(features))
+    FailureOr<std::vector<float>> featureVector =
+        featuresOf(schedule, task->features);
+    if (failed(featureVector))
       continue;
-    Candidate candidate{Genome(), printOp(schedule), std::move(*features)};
+    Candidate candidate{Genome(), printOp(schedule), std::move(*featureVector)};
     if (llvm::Error error =
             measureAndRecord(index, {candidate}, {std::string("default")}))
       return std::move(error);
-    scheduler.record(index, task->report.trials,
-                     task->report.bestSeconds > 0 ? task->report.bestSeconds
-                                                  : kInfinity);
     progress(out, index);
   }
   if (llvm::Error error = refitModel())
     return std::move(error);
 
-  unsigned stalls = 0;
-  while (trialsDone < trialsBudget && stalls < tasks.size()) {
-    size_t index = scheduler.next();
-    TaskState &task = *tasks[index];
-    size_t count =
-        std::min<size_t>(options.batchSize, trialsBudget - trialsDone);
-    std::vector<bool> exploratory;
-    std::vector<Candidate> batch = propose(task, count, exploratory);
-    if (batch.empty()) {
-      // Nothing new to measure: the task gets no more turns.
-      scheduler.retire(index);
-      ++stalls;
-      continue;
-    }
-    stalls = 0;
-    std::vector<std::string> proposers;
-    for (bool random : exploratory)
-      proposers.push_back(model->getName().str() + "/" +
-                          (random ? "epsilon" : "top-k"));
-    if (llvm::Error error =
-            measureAndRecord(index, std::move(batch), proposers))
-      return std::move(error);
-    if (llvm::Error error = refitModel())
-      return std::move(error);
-    scheduler.record(index, task.report.trials,
-                     task.report.bestSeconds > 0 ? task.report.bestSeconds
-                                                 : kInfinity);
-    progress(out, index);
-  }
+  if (llvm::Error error =
+          options.trialsPerTask ? collectTasks(out) : tuneTasks(out))
+    return std::move(error);
   if (live && out)
     *out << "\n";
   for (const auto &task : tasks)
@@ -616,7 +621,105 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
   return std::move(report);
 }
 
+llvm::Expected<bool> TuningRun::step(size_t index, size_t count) {
+  TaskState &task = *tasks[index];
+  std::vector<std::string> proposers;
+  std::vector<Candidate> batch = propose(task, count, proposers);
+  if (batch.empty())
+    return false;
+  if (llvm::Error error = measureAndRecord(index, std::move(batch), proposers))
+    return std::move(error);
+  if (llvm::Error error = refitModel())
+    return std::move(error);
+  return true;
+}
+
+llvm::Error TuningRun::tuneTasks(llvm::raw_ostream *out) {
+  std::vector<double> weights;
+  for (const auto &task : tasks)
+    weights.push_back(task->report.weight);
+  TaskScheduler scheduler(weights);
+  auto record = [&](size_t index) {
+    const TaskReport &task = tasks[index]->report;
+    scheduler.record(index, task.trials,
+                     task.bestSeconds > 0 ? task.bestSeconds : kInfinity);
+  };
+  for (size_t index = 0; index < tasks.size(); ++index)
+    if (tasks[index]->report.trials > 0)
+      record(index);
+  unsigned stalls = 0;
+  while (trialsDone < trialsBudget && stalls < tasks.size()) {
+    size_t index = scheduler.next();
+    size_t count =
+        std::min<size_t>(options.batchSize, trialsBudget - trialsDone);
+    llvm::Expected<bool> measured = step(index, count);
+    if (!measured)
+      return measured.takeError();
+    if (!*measured) {
+      // Nothing new to measure: the task gets no more turns.
+      scheduler.retire(index);
+      ++stalls;
+      continue;
+    }
+    stalls = 0;
+    record(index);
+    progress(out, index);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error TuningRun::collectTasks(llvm::raw_ostream *out) {
+  // Round-robin: each pass gives every task below its quota one batch.
+  std::vector<bool> exhausted(tasks.size(), false);
+  for (bool progressed = true; progressed;) {
+    progressed = false;
+    for (size_t index = 0; index < tasks.size(); ++index) {
+      unsigned trials = tasks[index]->report.trials;
+      if (exhausted[index] || trials >= options.trialsPerTask)
+        continue;
+      llvm::Expected<bool> measured = step(
+          index, std::min(options.batchSize, options.trialsPerTask - trials));
+      if (!measured)
+        return measured.takeError();
+      exhausted[index] = !*measured;
+      progressed |= *measured;
+      if (*measured)
+        progress(out, index);
+    }
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
+
+llvm::Expected<HardwareFeatures>
+mlir::tcl::registerPlatform(TuningDatabase &database, llvm::StringRef target,
+                            unsigned threads, bool probe) {
+  const Platform *platform = lookupPlatform(target);
+  if (!platform)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown target '" + target + "'");
+  PlatformEntry entry = PlatformEntry::make(target, threads);
+  std::optional<HardwareFeatures> stored;
+  if (std::optional<PlatformEntry> existing = database.getPlatform(entry.name))
+    stored = HardwareFeatures::fromJson(existing->features);
+  else if (llvm::Error error = database.addPlatform(entry))
+    return std::move(error);
+  if (stored && (stored->isProbed() || !probe || !hostSupports(*platform)))
+    return *stored;
+  HardwareFeatures features =
+      HardwareFeatures::fromPlatform(*platform, threads);
+  if (probe && hostSupports(*platform)) {
+    llvm::Expected<HardwareFeatures> probed = probeHardware(*platform, threads);
+    if (!probed)
+      return probed.takeError();
+    features = *probed;
+  }
+  if (llvm::Error error =
+          database.setPlatformFeatures(entry.name, features.toJson()))
+    return std::move(error);
+  return features;
+}
 
 Tuner::Tuner(TuningDatabase &database, TuningOptions options, MeasureFn measure)
     : database(database), options(std::move(options)),

@@ -36,10 +36,15 @@ struct CostSample {
   unsigned group = 0;
 };
 
+/// What a model reads of a schedule: the fixed-length summary vector
+/// (scheduleFeatures) or the whole token matrix (Tokenizer, [rows, kWidth]).
+enum class FeatureKind { Summary, Sequence };
+
 class CostModel {
 public:
   virtual ~CostModel();
   virtual llvm::StringRef getName() const = 0;
+  virtual FeatureKind getFeatureKind() const { return FeatureKind::Summary; }
   /// Learns from `samples`: everything measured so far (the search passes
   /// its whole history, so a model may refit from scratch).
   virtual llvm::Error update(llvm::ArrayRef<CostSample> samples) = 0;
@@ -58,8 +63,16 @@ std::vector<std::string> getCostModelNames();
 /// The fixed-length feature vector of a schedule on a task, from the
 /// tokenizer's rows: the sum and the maximum of each token column over the
 /// program, its length, then the task and hardware columns.
-FailureOr<std::vector<float>> scheduleFeatures(ScheduleOp schedule,
-                                               const TaskFeatures &task);
+FailureOr<std::vector<float>>
+scheduleFeatures(ScheduleOp schedule, const TaskFeatures &task,
+                 const HardwareFeatures *hardware = nullptr);
+
+/// The features of `kind` (the token matrix of the default Tokenizer for
+/// Sequence).
+FailureOr<std::vector<float>> featurize(ScheduleOp schedule,
+                                        const TaskFeatures &task,
+                                        const HardwareFeatures *hardware,
+                                        FeatureKind kind);
 
 } // namespace mlir::tcl
 

@@ -9,6 +9,7 @@
 //
 //   workloads(id, key UNIQUE, anchor, flops, module)  -- what to compute
 //   platforms(id, name UNIQUE, target, threads, features)
+//   workload_sources(key, source)  -- which models a workload key is from
 //   records(id, workload, platform, schedule, genome, status, message,
 //           min_s, median_s, max_s, repeats, max_error, proposer, round,
 //           time)
@@ -27,6 +28,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,6 +90,18 @@ public:
   llvm::Error addWorkload(const WorkloadEntry &workload);
   llvm::Error addPlatform(const PlatformEntry &platform);
   std::optional<WorkloadEntry> getWorkload(llvm::StringRef key);
+  /// Every workload, in the order they were added.
+  std::vector<WorkloadEntry> getWorkloads();
+  /// Notes that workload `key` occurs in `source`: a model
+  /// name or "random" (held-out-model splits of a dataset use it).
+  llvm::Error addWorkloadSource(llvm::StringRef key, llvm::StringRef source);
+  /// Sources of each workload that has any.
+  std::map<std::string, std::vector<std::string>> getWorkloadSources();
+  std::optional<PlatformEntry> getPlatform(llvm::StringRef name);
+  std::vector<PlatformEntry> getPlatforms();
+  /// Replaces a platform's hardware feature JSON (e.g. once it is probed).
+  llvm::Error setPlatformFeatures(llvm::StringRef name,
+                                  llvm::StringRef features);
 
   /// Adds `records` in one transaction: all or none. Their workloads and
   /// platforms must have been added.
@@ -96,6 +110,8 @@ public:
   /// All records of a workload on a platform, in insertion order.
   std::vector<TuningRecord> getRecords(llvm::StringRef workloadKey,
                                        llvm::StringRef platform);
+  /// All records measured on a platform, in insertion order.
+  std::vector<TuningRecord> getPlatformRecords(llvm::StringRef platform);
   /// The fastest successful record (by median time), if any.
   std::optional<TuningRecord> getBest(llvm::StringRef workloadKey,
                                       llvm::StringRef platform);

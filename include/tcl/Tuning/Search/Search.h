@@ -117,6 +117,20 @@ struct TuningOptions {
   double epsilon = 0.1;
   std::string costModel = "xgboost";
   uint64_t seed = 1;
+  /// Dataset collection (tcl-tuning-db collect) instead of tuning: every
+  /// task gets this many trials (the database's count), in round-robin
+  /// batches so a stopped collection covers all tasks evenly; `trials` is
+  /// ignored.
+  unsigned trialsPerTask = 0;
+  /// The share of each batch drawn uniformly from the search space, the
+  /// rest proposed by the evolutionary search (Tenset's mix of random
+  /// samples and programs a search visits).
+  double randomFraction = 0;
+  /// Probe the machine for the platform's hardware features when the
+  /// database does not have them yet (registerPlatform).
+  bool probeHardware = true;
+  /// A model file for a learned cost model to start from (CostModel::load).
+  std::string costModelFile;
 };
 
 using MeasureFn =
@@ -154,6 +168,14 @@ private:
   TuningOptions options;
   MeasureFn measure;
 };
+
+/// Adds platform `target` with `threads` threads to the database and
+/// returns its hardware features: those stored, or (with `probe`, when the
+/// stored ones are not probed and this machine can run the platform)
+/// freshly probed ones, which are then stored.
+llvm::Expected<HardwareFeatures> registerPlatform(TuningDatabase &database,
+                                                  llvm::StringRef target,
+                                                  unsigned threads, bool probe);
 
 /// Parses a schedule stored as text (a database record) in `context`.
 /// `holder` keeps the parsed module alive; null if it does not parse.

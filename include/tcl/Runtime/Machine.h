@@ -1,0 +1,64 @@
+//===- Machine.h - What the machine is, and how busy it is ------*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Two questions a measurement must ask of the machine it runs on:
+//
+//  - what it is: probeHardware fills a platform's HardwareFeatures (cache
+//    sizes from sysfs, peak multiply-add throughput and memory bandwidth
+//    measured with small loops compiled for the platform's ISA), the
+//    hardware part of every token row;
+//  - whether something else is using it: a LoadMonitor reports how many
+//    cores processes outside this process group (a build, a test run,
+//    another VM stealing time) kept busy since it was started. A timing
+//    taken meanwhile is a wrong label.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_RUNTIME_MACHINE_H
+#define TCL_RUNTIME_MACHINE_H
+
+#include "tcl/Target/Platform.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+
+namespace mlir::tcl {
+
+/// Probes the host for `platform` run on `threads` threads. Fails if the
+/// host cannot execute the platform's ISA. Takes about a second.
+llvm::Expected<HardwareFeatures> probeHardware(const Platform &platform,
+                                               unsigned threads);
+
+/// Whether the host can execute code generated for `platform`.
+bool hostSupports(const Platform &platform);
+
+class LoadMonitor {
+public:
+  /// Starts a window now.
+  LoadMonitor() { restart(); }
+  void restart();
+  /// Cores kept busy on average since the window started by processes
+  /// outside this process group, plus time stolen by the hypervisor.
+  /// Returns 0 where /proc cannot tell.
+  double foreignCores() const;
+  double elapsedSeconds() const;
+
+private:
+  struct Snapshot {
+    /// Busy and stolen CPU time of the whole machine, and CPU time of this
+    /// process group (live members and the children they reaped), in
+    /// clock ticks.
+    uint64_t machineBusy = 0, groupTime = 0;
+    double wallSeconds = 0;
+  };
+  static Snapshot take();
+  Snapshot start;
+};
+
+} // namespace mlir::tcl
+
+#endif // TCL_RUNTIME_MACHINE_H

@@ -1,0 +1,74 @@
+//===- Collect.h - Building cost-model datasets -----------------*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The pieces of dataset collection (tcl-tuning-db collect) that are not the
+// tuner's own collection mode (TuningOptions::trialsPerTask):
+//
+//  - random tasks: operators of the shapes CNNs and Transformers use
+//    (matmul with or without a bias/ReLU epilogue, batch matmul, NHWC
+//    convolution, depthwise convolution, max and sum pooling), sampled with
+//    a seed, as one module of one function per task, so the same task
+//    extraction and search apply to them as to a model;
+//  - a load guard around measurement: a batch measured while something
+//    else kept the machine busy is thrown away and measured again once the
+//    machine is quiet, and a reference kernel timed now and then must stay
+//    within a tolerance of its first timing, or collection waits.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_TUNING_SEARCH_COLLECT_H
+#define TCL_TUNING_SEARCH_COLLECT_H
+
+#include "tcl/Tuning/Search/Search.h"
+
+#include <string>
+
+namespace mlir::tcl {
+
+/// MLIR text of a module with `count` random tasks (function @task<i>
+/// each), reproducible from `seed`. FLOPs per task are kept between 1e5
+/// and 3e8 so a candidate runs in milliseconds.
+std::string generateRandomTasks(unsigned count, uint64_t seed);
+
+struct LoadGuardOptions {
+  /// A batch is re-measured when processes outside this process group
+  /// kept more than this many cores busy on average while it ran.
+  double maxForeignCores = 0.25;
+  /// Before a batch, wait until a window of this length is that quiet.
+  double quietWindowSeconds = 2;
+  /// Time the reference every this many batches (0: never) ...
+  unsigned referenceEvery = 25;
+  /// ... and wait while its median is more than this factor above the
+  /// best of its first timings.
+  double referenceTolerance = 1.15;
+  /// Give up (an error) after waiting this long for a quiet machine.
+  double maxWaitSeconds = 6 * 3600;
+};
+
+/// Counters of what the guard did.
+struct LoadGuardStats {
+  unsigned batches = 0, remeasured = 0, referenceTimings = 0,
+           referenceWaits = 0;
+  double waitedSeconds = 0;
+  double referenceSeconds = 0;
+};
+
+/// Wraps `measure`: each batch runs when the machine is quiet and is
+/// measured again if it was not quiet throughout. `reference` is a
+/// candidate timed every LoadGuardOptions::referenceEvery batches (empty
+/// workload: no reference). Messages go to `log`, if any; `stats` is
+/// updated as it goes.
+MeasureFn guardAgainstLoad(MeasureFn measure, MeasureInput reference,
+                           LoadGuardOptions options, LoadGuardStats &stats,
+                           llvm::raw_ostream *log);
+
+/// A 256x256x256 matmul on `target` with `threads` threads: the reference
+/// kernel of collection (workload and candidate, default schedule).
+MeasureInput makeReferenceInput(llvm::StringRef target, unsigned threads);
+
+} // namespace mlir::tcl
+
+#endif // TCL_TUNING_SEARCH_COLLECT_H

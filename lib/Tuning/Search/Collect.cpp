@@ -1,0 +1,416 @@
+//===- Collect.cpp - Building cost-model datasets -------------------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/Search/Collect.h"
+#include "tcl/Runtime/Machine.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <random>
+#include <thread>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+//===----------------------------------------------------------------------===//
+// Random tasks
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string tensorType(llvm::ArrayRef<int64_t> shape) {
+  std::string text = "tensor<";
+  for (int64_t dim : shape)
+    text += std::to_string(dim) + "x";
+  return text + "f32>";
+}
+
+template <typename T>
+T pickOne(std::mt19937_64 &rng, std::initializer_list<T> choices) {
+  std::uniform_int_distribution<size_t> index(0, choices.size() - 1);
+  return *(choices.begin() + index(rng));
+}
+
+/// Writes one task function; returns false (nothing written) if the drawn
+/// shape is out of the FLOP range.
+class TaskWriter {
+public:
+  TaskWriter(llvm::raw_ostream &os, std::mt19937_64 &rng) : os(os), rng(rng) {}
+
+  bool write(unsigned index) {
+    std::uniform_real_distribution<double> kind(0, 1);
+    double draw = kind(rng);
+    name = "@task" + std::to_string(index);
+    if (draw < 0.30)
+      return matmul();
+    if (draw < 0.40)
+      return batchMatmul();
+    if (draw < 0.70)
+      return conv();
+    if (draw < 0.85)
+      return depthwise();
+    return pool();
+  }
+
+private:
+  static bool inRange(double flops) { return flops >= 1e5 && flops <= 3e8; }
+
+  /// `%init`: an output of `shape` filled with `value`.
+  void emitInit(llvm::ArrayRef<int64_t> shape, llvm::StringRef value) {
+    std::string type = tensorType(shape);
+    os << "  %fill = arith.constant " << value << " : f32\n"
+       << "  %empty = tensor.empty() : " << type << "\n"
+       << "  %init = linalg.fill ins(%fill : f32) outs(%empty : " << type
+       << ") -> " << type << "\n";
+  }
+
+  /// Optionally a per-channel bias (the last dimension) and a ReLU after
+  /// `%result`, the epilogues models fuse into their anchors.
+  void emitEpilogueAndReturn(llvm::ArrayRef<int64_t> shape, bool bias,
+                             bool relu) {
+    std::string type = tensorType(shape);
+    if (!bias && !relu) {
+      os << "  return %result : " << type << "\n}\n";
+      return;
+    }
+    std::string dims, channel;
+    for (size_t d = 0; d < shape.size(); ++d)
+      dims += (d ? ", d" : "d") + std::to_string(d);
+    channel = "d" + std::to_string(shape.size() - 1);
+    std::string identity = "affine_map<(" + dims + ") -> (" + dims + ")>";
+    std::string iterators;
+    for (size_t d = 0; d < shape.size(); ++d)
+      iterators += d ? ", \"parallel\"" : "\"parallel\"";
+    os << "  %zero = arith.constant 0.0 : f32\n"
+       << "  %out = tensor.empty() : " << type << "\n"
+       << "  %final = linalg.generic {indexing_maps = [" << identity;
+    if (bias)
+      os << ", affine_map<(" << dims << ") -> (" << channel << ")>";
+    os << ", " << identity << "], iterator_types = [" << iterators
+       << "]} ins(%result";
+    if (bias)
+      os << ", %bias";
+    os << " : " << type;
+    if (bias)
+      os << ", " << tensorType({shape.back()});
+    os << ") outs(%out : " << type << ") {\n"
+       << "  ^bb0(%x: f32, " << (bias ? "%channel: f32, " : "")
+       << "%o: f32):\n";
+    std::string value = "%x";
+    if (bias) {
+      os << "    %sum = arith.addf %x, %channel : f32\n";
+      value = "%sum";
+    }
+    if (relu) {
+      os << "    %relu = arith.maximumf " << value << ", %zero : f32\n";
+      value = "%relu";
+    }
+    os << "    linalg.yield " << value << " : f32\n"
+       << "  } -> " << type << "\n"
+       << "  return %final : " << type << "\n}\n";
+  }
+
+  /// "bias, relu" drawn as models have them: none, bias, or bias + ReLU.
+  std::pair<bool, bool> drawEpilogue() {
+    int kind = pickOne(rng, {0, 1, 2, 2});
+    return {kind >= 1, kind == 2};
+  }
+
+  bool matmul() {
+    int64_t m = pickOne<int64_t>(
+        rng, {1, 4, 8, 16, 32, 49, 64, 96, 128, 196, 256, 384, 512});
+    int64_t k = pickOne<int64_t>(
+        rng, {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048});
+    int64_t n = pickOne<int64_t>(
+        rng, {16, 32, 64, 100, 128, 192, 256, 384, 512, 768, 1000, 1024});
+    if (!inRange(2.0 * m * n * k))
+      return false;
+    auto [bias, relu] = drawEpilogue();
+    os << "func.func " << name << "(%a: " << tensorType({m, k})
+       << ", %b: " << tensorType({k, n});
+    if (bias)
+      os << ", %bias: " << tensorType({n});
+    os << ") -> " << tensorType({m, n}) << " {\n";
+    emitInit({m, n}, "0.0");
+    os << "  %result = linalg.matmul ins(%a, %b : " << tensorType({m, k})
+       << ", " << tensorType({k, n}) << ") outs(%init : " << tensorType({m, n})
+       << ") -> " << tensorType({m, n}) << "\n";
+    emitEpilogueAndReturn({m, n}, bias, relu);
+    return true;
+  }
+
+  bool batchMatmul() {
+    int64_t b = pickOne<int64_t>(rng, {2, 4, 8, 12, 16});
+    int64_t m = pickOne<int64_t>(rng, {16, 32, 64, 128, 197, 256});
+    int64_t n = pickOne<int64_t>(rng, {16, 32, 64, 128, 197, 256});
+    int64_t k = pickOne<int64_t>(rng, {16, 32, 64, 128});
+    if (!inRange(2.0 * b * m * n * k))
+      return false;
+    os << "func.func " << name << "(%a: " << tensorType({b, m, k})
+       << ", %b: " << tensorType({b, k, n}) << ") -> " << tensorType({b, m, n})
+       << " {\n";
+    emitInit({b, m, n}, "0.0");
+    os << "  %result = linalg.batch_matmul ins(%a, %b : "
+       << tensorType({b, m, k}) << ", " << tensorType({b, k, n})
+       << ") outs(%init : " << tensorType({b, m, n}) << ") -> "
+       << tensorType({b, m, n}) << "\n";
+    emitEpilogueAndReturn({b, m, n}, false, false);
+    return true;
+  }
+
+  /// Output size, kernel and stride of a window op; the input is the padded
+  /// size the window needs.
+  struct Window {
+    int64_t out, kernel, stride, in;
+  };
+  Window drawWindow(std::initializer_list<int64_t> sizes,
+                    std::initializer_list<int64_t> kernels) {
+    Window window;
+    window.out = pickOne(rng, sizes);
+    window.kernel = pickOne(rng, kernels);
+    window.stride = window.kernel == 1 ? pickOne<int64_t>(rng, {1, 1, 2})
+                                       : pickOne<int64_t>(rng, {1, 1, 2});
+    window.in = (window.out - 1) * window.stride + window.kernel;
+    return window;
+  }
+
+  std::string windowAttributes(const Window &window) {
+    return "{dilations = dense<1> : tensor<2xi64>, strides = dense<" +
+           std::to_string(window.stride) + "> : tensor<2xi64>}";
+  }
+
+  bool conv() {
+    Window w = drawWindow({7, 14, 28, 56, 112}, {1, 1, 3, 3, 3, 5, 7});
+    int64_t c = pickOne<int64_t>(rng, {3, 16, 24, 32, 64, 96, 128, 256, 512});
+    int64_t f = pickOne<int64_t>(rng, {16, 24, 32, 64, 96, 128, 256, 512});
+    if (!inRange(2.0 * w.out * w.out * f * w.kernel * w.kernel * c))
+      return false;
+    auto [bias, relu] = drawEpilogue();
+    std::vector<int64_t> in{1, w.in, w.in, c}, filter{w.kernel, w.kernel, c, f},
+        out{1, w.out, w.out, f};
+    os << "func.func " << name << "(%input: " << tensorType(in)
+       << ", %filter: " << tensorType(filter);
+    if (bias)
+      os << ", %bias: " << tensorType({f});
+    os << ") -> " << tensorType(out) << " {\n";
+    emitInit(out, "0.0");
+    os << "  %result = linalg.conv_2d_nhwc_hwcf " << windowAttributes(w)
+       << " ins(%input, %filter : " << tensorType(in) << ", "
+       << tensorType(filter) << ") outs(%init : " << tensorType(out) << ") -> "
+       << tensorType(out) << "\n";
+    emitEpilogueAndReturn(out, bias, relu);
+    return true;
+  }
+
+  bool depthwise() {
+    Window w = drawWindow({7, 14, 28, 56, 112}, {3, 3, 5});
+    int64_t c = pickOne<int64_t>(
+        rng, {16, 32, 64, 96, 144, 192, 240, 384, 480, 576, 960});
+    if (!inRange(2.0 * w.out * w.out * c * w.kernel * w.kernel))
+      return false;
+    auto [bias, relu] = drawEpilogue();
+    std::vector<int64_t> in{1, w.in, w.in, c}, filter{w.kernel, w.kernel, c},
+        out{1, w.out, w.out, c};
+    os << "func.func " << name << "(%input: " << tensorType(in)
+       << ", %filter: " << tensorType(filter);
+    if (bias)
+      os << ", %bias: " << tensorType({c});
+    os << ") -> " << tensorType(out) << " {\n";
+    emitInit(out, "0.0");
+    os << "  %result = linalg.depthwise_conv_2d_nhwc_hwc "
+       << windowAttributes(w) << " ins(%input, %filter : " << tensorType(in)
+       << ", " << tensorType(filter) << ") outs(%init : " << tensorType(out)
+       << ") -> " << tensorType(out) << "\n";
+    emitEpilogueAndReturn(out, bias, relu);
+    return true;
+  }
+
+  bool pool() {
+    Window w = drawWindow({7, 14, 28, 56, 112}, {2, 3, 3});
+    int64_t c = pickOne<int64_t>(rng, {16, 32, 64, 96, 128, 256, 512});
+    bool max = pickOne(rng, {true, false});
+    if (!inRange(1.0 * w.out * w.out * c * w.kernel * w.kernel))
+      return false;
+    std::vector<int64_t> in{1, w.in, w.in, c}, out{1, w.out, w.out, c};
+    os << "func.func " << name << "(%input: " << tensorType(in) << ") -> "
+       << tensorType(out) << " {\n"
+       << "  %window = tensor.empty() : " << tensorType({w.kernel, w.kernel})
+       << "\n";
+    emitInit(out, max ? "0xFF800000" : "0.0");
+    os << "  %result = linalg.pooling_nhwc_" << (max ? "max " : "sum ")
+       << windowAttributes(w) << " ins(%input, %window : " << tensorType(in)
+       << ", " << tensorType({w.kernel, w.kernel})
+       << ") outs(%init : " << tensorType(out) << ") -> " << tensorType(out)
+       << "\n";
+    emitEpilogueAndReturn(out, false, false);
+    return true;
+  }
+
+  llvm::raw_ostream &os;
+  std::mt19937_64 &rng;
+  std::string name;
+};
+
+} // namespace
+
+std::string mlir::tcl::generateRandomTasks(unsigned count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "module {\n";
+  for (unsigned index = 0; index < count;) {
+    std::string task;
+    llvm::raw_string_ostream taskOs(task);
+    if (TaskWriter(taskOs, rng).write(index)) {
+      os << taskOs.str();
+      ++index;
+    }
+  }
+  os << "}\n";
+  return os.str();
+}
+
+MeasureInput mlir::tcl::makeReferenceInput(llvm::StringRef target,
+                                           unsigned threads) {
+  std::string matrix = "tensor<256x256xf32>";
+  std::string text =
+      "func.func @task(%a: " + matrix + ", %b: " + matrix + ") -> " + matrix +
+      " {\n  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : " +
+      matrix +
+      "\n  %init = linalg.fill ins(%zero : f32) outs(%empty : " + matrix +
+      ") -> " + matrix + "\n  %result = linalg.matmul ins(%a, %b : " + matrix +
+      ", " + matrix + ") outs(%init : " + matrix + ") -> " + matrix +
+      "\n  return %result : " + matrix + "\n}\n";
+  MeasureInput input;
+  input.workload = text;
+  input.candidate = text;
+  input.entry = "task";
+  input.target = target.str();
+  input.numThreads = threads;
+  return input;
+}
+
+//===----------------------------------------------------------------------===//
+// Load guard
+//===----------------------------------------------------------------------===//
+
+MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
+                                      LoadGuardOptions options,
+                                      LoadGuardStats &stats,
+                                      llvm::raw_ostream *log) {
+  auto referenceTimings = std::make_shared<std::vector<double>>();
+  auto say = [log](const llvm::Twine &message) {
+    if (log) {
+      *log << "collect: " << message << "\n";
+      log->flush();
+    }
+  };
+  // Blocks until a window of quietWindowSeconds had no foreign load.
+  auto waitUntilQuiet = [=, &stats]() -> llvm::Error {
+    auto start = std::chrono::steady_clock::now();
+    bool announced = false;
+    for (;;) {
+      LoadMonitor monitor;
+      std::this_thread::sleep_for(
+          std::chrono::duration<double>(options.quietWindowSeconds));
+      double load = monitor.foreignCores();
+      double waited = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+      if (load <= options.maxForeignCores) {
+        if (announced)
+          say("machine quiet again after " +
+              llvm::formatv("{0:F0}", waited).str() + " s");
+        stats.waitedSeconds += waited;
+        return llvm::Error::success();
+      }
+      if (!announced)
+        say("machine busy (" + llvm::formatv("{0:F2}", load).str() +
+            " foreign cores): waiting");
+      announced = true;
+      if (waited > options.maxWaitSeconds)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "the machine stayed busy for " +
+                llvm::formatv("{0:F0}", waited).str() + " s");
+    }
+  };
+  // Times the reference once, when the machine is quiet.
+  auto timeReference = [=, &stats]() -> llvm::Expected<double> {
+    for (;;) {
+      if (llvm::Error error = waitUntilQuiet())
+        return std::move(error);
+      LoadMonitor monitor;
+      std::vector<MeasureResult> results = measure({reference});
+      if (monitor.foreignCores() > options.maxForeignCores)
+        continue;
+      if (results.empty() || results[0].status != MeasureStatus::Ok)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "the reference kernel failed: " +
+                                           (results.empty()
+                                                ? std::string("no result")
+                                                : results[0].message));
+      ++stats.referenceTimings;
+      stats.referenceSeconds = results[0].medianSeconds;
+      return results[0].medianSeconds;
+    }
+  };
+  return [=, &stats](
+             llvm::ArrayRef<MeasureInput> batch) -> std::vector<MeasureResult> {
+    bool checkReference = !reference.workload.empty() &&
+                          options.referenceEvery > 0 &&
+                          stats.batches % options.referenceEvery == 0;
+    if (checkReference) {
+      for (unsigned attempt = 0;; ++attempt) {
+        llvm::Expected<double> seconds = timeReference();
+        if (!seconds) {
+          say(llvm::toString(seconds.takeError()));
+          break;
+        }
+        // The first three timings set the baseline (their best).
+        if (referenceTimings->size() < 3) {
+          referenceTimings->push_back(*seconds);
+          if (referenceTimings->size() < 3)
+            continue;
+          break;
+        }
+        double baseline = *std::min_element(referenceTimings->begin(),
+                                            referenceTimings->end());
+        if (*seconds <= options.referenceTolerance * baseline)
+          break;
+        ++stats.referenceWaits;
+        say("reference kernel at " +
+            llvm::formatv("{0:F3}", *seconds / baseline).str() +
+            "x its baseline: waiting 30 s");
+        if (attempt * 30.0 > options.maxWaitSeconds)
+          break;
+        std::this_thread::sleep_for(std::chrono::seconds(30));
+      }
+    }
+    for (;;) {
+      bool gaveUp = false;
+      if (llvm::Error error = waitUntilQuiet()) {
+        say(llvm::toString(std::move(error)) + "; measuring anyway");
+        gaveUp = true;
+      }
+      LoadMonitor monitor;
+      std::vector<MeasureResult> results = measure(batch);
+      double load = monitor.foreignCores();
+      if (load <= options.maxForeignCores || gaveUp) {
+        ++stats.batches;
+        return results;
+      }
+      ++stats.remeasured;
+      say("foreign load " + llvm::formatv("{0:F2}", load).str() +
+          " cores during a batch: measuring it again");
+    }
+  };
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Collects the cost-model dataset: programs of every task of the three test
+# models plus random tasks, measured on each CPU platform of this host, into
+# one tuning database. Resumable: rerun it and it continues where it stopped
+# (the database counts what is measured). Measuring pauses while other
+# processes load the machine (tcl-tuning-db collect --max-foreign-load).
+#
+# Usage: bash scripts/collect-dataset.sh [database] [build dir]
+# Environment: PLATFORMS (space-separated, default the four below),
+#   RANDOM_TASKS (400), PROGRAMS_PER_TASK (85), SEED (1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+database=${1:-dataset-work/collect.db}
+build_dir=${2:-build}
+platforms=${PLATFORMS:-"x86-avx512/1t x86-avx2/1t x86-sse42/1t x86-avx512/2t"}
+random_tasks=${RANDOM_TASKS:-400}
+programs=${PROGRAMS_PER_TASK:-85}
+seed=${SEED:-1}
+
+mkdir -p "$(dirname "$database")" "$build_dir/models/graphs"
+graphs=()
+for model in resnet18 mobilenet_v2 bert_encoder; do
+  if [ ! -f "$build_dir/models/$model/model.onnx" ]; then
+    /usr/bin/python3 models/generate.py "$build_dir/models" "$model" >/dev/null
+  fi
+  graph=$build_dir/models/graphs/$model.mlir
+  "$build_dir/bin/tcl-compile" "$build_dir/models/$model/model.onnx" \
+    --emit=graph -o "$graph"
+  graphs+=("$graph")
+done
+
+for platform in $platforms; do
+  echo "== $platform ($(date -u +%FT%TZ))"
+  "$build_dir/bin/tcl-tuning-db" "$database" collect "${graphs[@]}" \
+    --platform="$platform" --random-tasks="$random_tasks" \
+    --programs-per-task="$programs" --seed="$seed"
+done

@@ -1,0 +1,126 @@
+//===- CollectTest.cpp - Random tasks and the load guard ------------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/Search/Collect.h"
+#include "tcl/Registration/Registration.h"
+#include "tcl/Transforms/TaskExtraction.h"
+#include "tcl/Tuning/Search/SearchSpace.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <chrono>
+#include <gtest/gtest.h>
+#include <set>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+namespace {
+
+class CollectTest : public ::testing::Test {
+protected:
+  CollectTest() {
+    DialectRegistry registry;
+    registerTclDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+  MLIRContext context;
+};
+
+TEST_F(CollectTest, RandomTasksAreReproducibleAndSearchable) {
+  std::string text = generateRandomTasks(60, /*seed=*/7);
+  EXPECT_EQ(text, generateRandomTasks(60, 7));
+  EXPECT_NE(text, generateRandomTasks(60, 8));
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  std::vector<TaskSummary> tasks = extractTasks(*module);
+  // Shapes may repeat; most do not.
+  EXPECT_GT(tasks.size(), 50u);
+  std::set<std::string> anchors;
+  unsigned withEpilogue = 0;
+  for (const TaskSummary &task : tasks) {
+    anchors.insert(task.anchorName);
+    withEpilogue += task.epilogueOps > 0;
+    EXPECT_GE(task.flops, 1e5) << task.key;
+    EXPECT_LE(task.flops, 3e8) << task.key;
+    // Every task has a search space on every CPU platform.
+    auto workload = extractTaskWorkload(*module, task.name, "task", "task");
+    ASSERT_TRUE(succeeded(workload));
+    auto anchor = cast<linalg::LinalgOp>(findTaskAnchor(**workload));
+    for (llvm::StringRef target : {"x86-avx512", "x86-sse42"})
+      EXPECT_TRUE(SearchSpace::create(anchor, *lookupPlatform(target), 1,
+                                      task.epilogueOps > 0))
+          << task.key;
+  }
+  for (llvm::StringRef anchor :
+       {"linalg.matmul", "linalg.batch_matmul", "linalg.conv_2d_nhwc_hwcf",
+        "linalg.depthwise_conv_2d_nhwc_hwc"})
+    EXPECT_TRUE(anchors.count(anchor.str())) << anchor.str();
+  EXPECT_TRUE(anchors.count("linalg.pooling_nhwc_max") ||
+              anchors.count("linalg.pooling_nhwc_sum"));
+  EXPECT_GT(withEpilogue, 0u);
+}
+
+TEST_F(CollectTest, ReferenceInputIsAMatmul) {
+  MeasureInput input = makeReferenceInput("x86-avx2", 2);
+  EXPECT_EQ(input.target, "x86-avx2");
+  EXPECT_EQ(input.numThreads, 2u);
+  EXPECT_EQ(input.workload, input.candidate);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(input.workload, &context);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(extractTasks(*module).size(), 1u);
+}
+
+/// A batch during which another process group kept a core busy is measured
+/// again.
+TEST_F(CollectTest, LoadGuardRemeasuresDisturbedBatches) {
+  unsigned calls = 0;
+  MeasureFn disturbed = [&](llvm::ArrayRef<MeasureInput> batch) {
+    if (calls++ == 0) {
+      pid_t child = fork();
+      if (child == 0) {
+        setpgid(0, 0);
+        auto start = std::chrono::steady_clock::now();
+        volatile double sink = 0;
+        while (std::chrono::steady_clock::now() - start <
+               std::chrono::milliseconds(600))
+          sink = sink + 1;
+        _exit(0);
+      }
+      siginfo_t info;
+      waitid(P_PID, child, &info, WEXITED | WNOWAIT);
+      // Reaped after the guard's monitor has read it (below, next call).
+      std::thread([child] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        int status;
+        waitpid(child, &status, 0);
+      }).detach();
+    }
+    return std::vector<MeasureResult>(batch.size());
+  };
+  LoadGuardOptions options;
+  options.quietWindowSeconds = 0.05;
+  options.maxWaitSeconds = 5;
+  options.referenceEvery = 0;
+  LoadGuardStats stats;
+  MeasureFn guarded =
+      guardAgainstLoad(disturbed, MeasureInput(), options, stats, nullptr);
+  MeasureInput input;
+  std::vector<MeasureResult> results = guarded({input, input});
+  EXPECT_EQ(results.size(), 2u);
+  EXPECT_GE(calls, 2u);
+  EXPECT_GE(stats.remeasured, 1u);
+  EXPECT_EQ(stats.batches, 1u);
+}
+
+} // namespace
