@@ -22,7 +22,7 @@ packages=(
   # not Debian's default reference BLAS (RECIPES.md: 4-5x slower).
   libopenblas0-openmp
   # The tuning database and the XGBoost cost model.
-  libsqlite3-dev libxgboost-dev
+  libsqlite3-dev libxgboost-dev liblzma-dev
   # The learned cost models (Mamba, TLP-style, Tenset-MLP) on libtorch.
   libtorch-dev
   # Unit tests.

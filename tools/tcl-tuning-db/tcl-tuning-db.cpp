@@ -17,6 +17,9 @@
 //                                       each graph (tcl-compile --emit=graph)
 //                                       and of N random tasks into the
 //                                       database, resuming where it stopped
+//   tcl-tuning-db DB export-dataset -o DIR [--platforms P,Q] [--note TEXT]
+//                                       writes a compact dataset (Dataset.h)
+//   tcl-tuning-db DB import-dataset DIR adds a dataset's records
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +27,7 @@
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Search/Collect.h"
 #include "tcl/Tuning/Search/Database.h"
+#include "tcl/Tuning/Search/Dataset.h"
 #include "tcl/Tuning/Search/Evaluation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -62,6 +66,16 @@ static llvm::cl::opt<std::string> platformName(
                    "<target>/<threads>t (x86-avx512/1t, x86-avx512/2t, "
                    "x86-avx2/1t, x86-sse42/1t)"),
     llvm::cl::init("x86-avx512/1t"));
+
+static llvm::cl::list<std::string>
+    exportPlatforms("platforms",
+                    llvm::cl::desc("export-dataset: only these platforms"),
+                    llvm::cl::CommaSeparated);
+static llvm::cl::opt<std::string>
+    note("note",
+         llvm::cl::desc("export-dataset: how the data was collected "
+                        "(kept in MANIFEST.json)"),
+         llvm::cl::init(""));
 
 static llvm::cl::OptionCategory collectCategory("collect options");
 static llvm::cl::opt<unsigned>
@@ -104,6 +118,22 @@ static llvm::cl::opt<double> maxForeignLoad(
 static int fail(llvm::Error error) {
   llvm::errs() << "tcl-tuning-db: " << llvm::toString(std::move(error)) << "\n";
   return 1;
+}
+
+/// The CPU model and core count, for a dataset's manifest.
+static std::string describeMachine() {
+  std::string model = "unknown CPU";
+  if (auto cpuinfo = llvm::MemoryBuffer::getFileAsStream("/proc/cpuinfo")) {
+    llvm::SmallVector<llvm::StringRef> lines;
+    (*cpuinfo)->getBuffer().split(lines, '\n');
+    for (llvm::StringRef line : lines)
+      if (line.starts_with("model name")) {
+        model = line.split(':').second.trim().str();
+        break;
+      }
+  }
+  return model + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
+         " logical cores";
 }
 
 /// "x86-avx512/2t" -> ("x86-avx512", 2).
@@ -308,8 +338,35 @@ int main(int argc, char **argv) {
   }
   if (command == "collect")
     return collect(**database);
+  if (command == "export-dataset") {
+    if (outputPath == "-")
+      return fail(
+          llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                  "export-dataset needs -o <directory>"));
+    DatasetManifest manifest;
+    manifest.command = "tcl-tuning-db " + databasePath + " export-dataset";
+    manifest.date = currentTimeIso();
+    manifest.machine = describeMachine();
+    manifest.notes = note;
+    if (llvm::Error error =
+            exportDataset(**database, outputPath, manifest, exportPlatforms))
+      return fail(std::move(error));
+    llvm::outs() << "wrote " << outputPath << "\n";
+    return 0;
+  }
+  if (command == "import-dataset") {
+    if (files.empty())
+      return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                          "import-dataset needs a directory"));
+    auto added = importDataset(**database, files.front());
+    if (!added)
+      return fail(added.takeError());
+    llvm::outs() << "imported " << *added << " records\n";
+    return 0;
+  }
   return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
                                       "unknown command '" + command +
                                           "' (summary, export, import, "
-                                          "evaluate, collect)"));
+                                          "evaluate, collect, export-dataset, "
+                                          "import-dataset)"));
 }
