@@ -119,8 +119,14 @@ static llvm::cl::opt<bool>
            llvm::cl::cat(tuningCategory));
 static llvm::cl::opt<std::string>
     costModel("cost-model",
-              llvm::cl::desc("Cost model guiding the search: xgboost, random"),
+              llvm::cl::desc("Cost model guiding the search: xgboost, "
+                             "mamba, tlp, mlp, random"),
               llvm::cl::init("xgboost"), llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<std::string> costModelFile(
+    "cost-model-file",
+    llvm::cl::desc("A trained model to start from (tcl-cost-model train); "
+                   "it is fine-tuned online on this run's measurements"),
+    llvm::cl::init(""), llvm::cl::cat(tuningCategory));
 static llvm::cl::opt<uint64_t> seed("seed",
                                     llvm::cl::desc("Seed of the search"),
                                     llvm::cl::init(1),
@@ -249,6 +255,7 @@ int main(int argc, char **argv) {
       options.trials = trials;
       options.resume = resume;
       options.costModel = costModel;
+      options.costModelFile = costModelFile;
       options.seed = seed;
       options.batchSize = batchSize;
       tcl::MeasureOptions measureOptions;

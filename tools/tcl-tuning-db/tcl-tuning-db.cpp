@@ -348,6 +348,8 @@ int main(int argc, char **argv) {
     manifest.date = currentTimeIso();
     manifest.machine = describeMachine();
     manifest.notes = note;
+    if (seed.getNumOccurrences())
+      manifest.seed = std::to_string(seed);
     if (llvm::Error error =
             exportDataset(**database, outputPath, manifest, exportPlatforms))
       return fail(std::move(error));

@@ -8,6 +8,7 @@
 #include "tcl/Registration/Registration.h"
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Search/Evaluation.h"
+#include "tcl/Tuning/Search/Metrics.h"
 #include "tcl/Tuning/Search/SearchSpace.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -521,6 +522,109 @@ TEST_F(SearchTest, CostModelsLearnAndRoundTrip) {
   ASSERT_FALSE(loaded->load(path));
   EXPECT_EQ(loaded->predict(probe), scores);
   EXPECT_FALSE(createCostModel("nonsense", 1));
+}
+
+/// The learned models behind the CostModel interface: each reads the
+/// features of its kind (the tokenizer's [32, kWidth] matrix for the
+/// sequence models, the summary vector for the MLP) of real schedules,
+/// learns a ranking from them, and round-trips through save/load.
+TEST_F(SearchTest, LearnedCostModelsReadTokenizerFeatures) {
+  OwningOpRef<ModuleOp> module = parse(kMatmul);
+  extractTasks(*module);
+  auto anchor = cast<linalg::LinalgOp>(findTaskAnchor(*module));
+  auto space = SearchSpace::create(anchor, *lookupPlatform("x86-avx512"), 1,
+                                   /*hasEpilogue=*/true);
+  ASSERT_TRUE(space);
+  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(anchor);
+  ASSERT_TRUE(succeeded(task));
+  std::mt19937_64 rng(11);
+  for (llvm::StringRef name : {"mamba", "tlp", "mlp"}) {
+    LearnedModelOptions options;
+    options.epochs = 30;
+    options.threads = 1;
+    std::unique_ptr<CostModel> model =
+        createLearnedCostModel(name, /*seed=*/2, options);
+    ASSERT_TRUE(model) << name.str();
+    FeatureKind kind = model->getFeatureKind();
+    EXPECT_EQ(kind,
+              name == "mlp" ? FeatureKind::Summary : FeatureKind::Sequence);
+    // Programs labelled by their first level's tile size along m: a
+    // signal the token rows carry.
+    std::vector<CostSample> samples;
+    std::vector<std::vector<float>> probe;
+    std::vector<double> truth;
+    OpBuilder builder(&context);
+    for (int i = 0; samples.size() < 96 && i < 1000; ++i) {
+      Genome genome = space->sample(rng);
+      OwningOpRef<ModuleOp> scratch =
+          ModuleOp::create(UnknownLoc::get(&context));
+      builder.setInsertionPointToEnd(scratch->getBody());
+      ScheduleOp schedule =
+          space->build(builder, UnknownLoc::get(&context), "task", genome);
+      ScopedDiagnosticHandler silence(&context,
+                                      [](Diagnostic &) { return success(); });
+      if (failed(verify(schedule)))
+        continue;
+      FailureOr<std::vector<float>> features =
+          featurize(schedule, *task, nullptr, kind);
+      ASSERT_TRUE(succeeded(features));
+      ASSERT_EQ(features->size(), kind == FeatureKind::Sequence
+                                      ? 32u * Tokenizer::kWidth
+                                      : 2u * Tokenizer::kTokenWidth + 1 +
+                                            Tokenizer::kTaskWidth +
+                                            Tokenizer::kHardwareWidth);
+      float label = std::log2(float(genome.tiles[0][0])) / 6.0f;
+      if (samples.size() % 4 == 3) {
+        probe.push_back(*features);
+        truth.push_back(label);
+      }
+      samples.push_back({*features, label, static_cast<unsigned>(i % 4)});
+    }
+    ASSERT_FALSE(model->update(samples)) << name.str();
+    EXPECT_GT(model->getNumParameters(), 1000u);
+    std::vector<double> scores = model->predict(probe);
+    RankedGroup group{scores, {}, 1};
+    for (double label : truth)
+      group.latencies.push_back(1.0 / (0.01 + label));
+    EXPECT_GT(pairwiseAccuracy(group), 0.6) << name.str();
+
+    std::string path = tempPath(name.str());
+    ASSERT_FALSE(model->save(path));
+    auto loaded = createLearnedCostModel(name, 2, options);
+    ASSERT_FALSE(loaded->load(path));
+    EXPECT_EQ(loaded->predict(probe), scores) << name.str();
+    // A file of another kind is refused with a message.
+    auto other = createCostModel(name == "mlp" ? "mamba" : "mlp", 1);
+    llvm::Error wrong = other->load(path);
+    ASSERT_TRUE(bool(wrong));
+    EXPECT_NE(llvm::toString(std::move(wrong)).find("holds a"),
+              std::string::npos);
+  }
+}
+
+/// The search runs with a learned model and is refitted online.
+TEST_F(SearchTest, SearchRunsWithALearnedModel) {
+  OwningOpRef<ModuleOp> module = parse(kMatmul);
+  extractTasks(*module);
+  auto db = TuningDatabase::open(tempPath("db"));
+  ASSERT_TRUE(bool(db));
+  TuningOptions options = smallOptions("mamba");
+  options.trials = 12;
+  Tuner tuner(**db, options, fakeMeasure);
+  auto report = tuner.tune(*module);
+  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  EXPECT_EQ(report->tasks[0].trials, 12u);
+  std::vector<TuningRecord> records =
+      (*db)->getRecords(report->tasks[0].key, "x86-avx512/1t");
+  EXPECT_TRUE(llvm::any_of(records, [](const TuningRecord &record) {
+    return llvm::StringRef(record.proposer).starts_with("mamba/");
+  }));
+  // A model file that does not exist stops the run with an error.
+  options.costModelFile = tempPath("missing");
+  Tuner broken(**db, options, fakeMeasure);
+  auto failed = broken.tune(*module);
+  EXPECT_FALSE(bool(failed));
+  llvm::consumeError(failed.takeError());
 }
 
 } // namespace

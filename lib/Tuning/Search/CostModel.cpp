@@ -170,11 +170,11 @@ std::unique_ptr<CostModel> mlir::tcl::createCostModel(llvm::StringRef name,
     return std::make_unique<RandomCostModel>(seed);
   if (name == "xgboost")
     return std::make_unique<XGBoostCostModel>(seed);
-  return nullptr;
+  return createLearnedCostModel(name, seed, LearnedModelOptions());
 }
 
 std::vector<std::string> mlir::tcl::getCostModelNames() {
-  return {"random", "xgboost"};
+  return {"random", "xgboost", "mamba", "tlp", "mlp"};
 }
 
 FailureOr<std::vector<float>>

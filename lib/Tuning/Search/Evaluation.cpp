@@ -19,107 +19,155 @@
 using namespace mlir;
 using namespace mlir::tcl;
 
-namespace {
-/// A task's records as features and latencies (infinity: failed).
-struct TaskData {
-  std::vector<std::vector<float>> features;
-  std::vector<double> latencies;
-};
+static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-llvm::Expected<TaskData> loadTask(TuningDatabase &database,
-                                  const TuningDatabase::Summary &row,
-                                  FeatureKind kind, MLIRContext *context) {
-  std::optional<HardwareFeatures> hardware;
-  if (std::optional<PlatformEntry> platform =
-          database.getPlatform(row.platform))
-    hardware = HardwareFeatures::fromJson(platform->features);
-  std::optional<WorkloadEntry> workload = database.getWorkload(row.workloadKey);
-  OwningOpRef<ModuleOp> module =
-      workload ? parseSourceString<ModuleOp>(workload->module, context)
-               : OwningOpRef<ModuleOp>();
-  auto anchor =
-      module ? dyn_cast_or_null<linalg::LinalgOp>(findTaskAnchor(*module))
-             : linalg::LinalgOp();
-  FailureOr<TaskFeatures> task =
-      anchor ? TaskFeatures::fromAnchor(anchor) : FailureOr<TaskFeatures>();
-  if (failed(task))
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "workload '" + row.workloadKey.substr(0, 60) + "' does not parse");
-  TaskData data;
-  for (const TuningRecord &record :
-       database.getRecords(row.workloadKey, row.platform)) {
-    OwningOpRef<ModuleOp> holder;
-    ScheduleOp schedule = parseStoredSchedule(record.schedule, context, holder);
-    if (!schedule)
-      continue;
-    FailureOr<std::vector<float>> features =
-        featurize(schedule, *task, hardware ? &*hardware : nullptr, kind);
-    if (failed(features))
-      continue;
-    data.features.push_back(std::move(*features));
-    data.latencies.push_back(record.isOk()
-                                 ? record.medianSeconds
-                                 : std::numeric_limits<double>::infinity());
-  }
-  return data;
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
 }
-} // namespace
+
+llvm::Expected<std::vector<FeaturizedGroup>>
+mlir::tcl::featurizeGroups(TuningDatabase &database,
+                           llvm::ArrayRef<DatasetGroup> groups,
+                           FeatureKind kind, MLIRContext *context) {
+  context->loadDialect<TclDialect>();
+  std::map<std::string, std::optional<HardwareFeatures>> hardware;
+  std::vector<FeaturizedGroup> result;
+  for (const DatasetGroup &group : groups) {
+    if (!hardware.count(group.platform)) {
+      std::optional<PlatformEntry> platform =
+          database.getPlatform(group.platform);
+      hardware[group.platform] =
+          platform ? HardwareFeatures::fromJson(platform->features)
+                   : std::nullopt;
+    }
+    const std::optional<HardwareFeatures> &known = hardware[group.platform];
+    std::optional<WorkloadEntry> workload =
+        database.getWorkload(group.workloadKey);
+    OwningOpRef<ModuleOp> module =
+        workload ? parseSourceString<ModuleOp>(workload->module, context)
+                 : OwningOpRef<ModuleOp>();
+    auto anchor =
+        module ? dyn_cast_or_null<linalg::LinalgOp>(findTaskAnchor(*module))
+               : linalg::LinalgOp();
+    FailureOr<TaskFeatures> task =
+        anchor ? TaskFeatures::fromAnchor(anchor) : FailureOr<TaskFeatures>();
+    if (failed(task))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "workload '" + group.workloadKey.substr(0, 60) + "' does not parse");
+    FeaturizedGroup featurized;
+    featurized.workloadKey = group.workloadKey;
+    featurized.platform = group.platform;
+    for (const TuningRecord &record : group.records) {
+      OwningOpRef<ModuleOp> holder;
+      ScheduleOp schedule =
+          parseStoredSchedule(record.schedule, context, holder);
+      if (!schedule)
+        continue;
+      FailureOr<std::vector<float>> features =
+          featurize(schedule, *task, known ? &*known : nullptr, kind);
+      if (failed(features))
+        continue;
+      featurized.features.push_back(std::move(*features));
+      featurized.latencies.push_back(record.isOk() ? record.medianSeconds
+                                                   : kInfinity);
+    }
+    result.push_back(std::move(featurized));
+  }
+  return result;
+}
+
+std::vector<CostSample>
+mlir::tcl::makeSamples(llvm::ArrayRef<FeaturizedGroup> groups) {
+  std::vector<CostSample> samples;
+  for (auto [index, group] : llvm::enumerate(groups)) {
+    double best = kInfinity;
+    for (double latency : group.latencies)
+      best = std::min(best, latency);
+    for (auto [features, latency] : llvm::zip(group.features, group.latencies))
+      samples.push_back({features,
+                         std::isfinite(latency) ? float(best / latency) : 0.0f,
+                         static_cast<unsigned>(index)});
+  }
+  return samples;
+}
+
+CostModelEvaluation
+mlir::tcl::rankHeldOut(CostModel &model, llvm::ArrayRef<FeaturizedGroup> test) {
+  CostModelEvaluation result;
+  std::vector<RankedGroup> groups;
+  auto start = std::chrono::steady_clock::now();
+  for (const FeaturizedGroup &group : test)
+    groups.push_back({model.predict(group.features), group.latencies, 1});
+  result.scoreSeconds = secondsSince(start);
+  size_t evaluated = 0;
+  for (const RankedGroup &group : groups) {
+    result.testRecords += group.latencies.size();
+    if (group.latencies.size() < 2)
+      continue;
+    ++evaluated;
+    std::vector<double> throughputs;
+    for (double latency : group.latencies)
+      throughputs.push_back(std::isfinite(latency) ? 1 / latency : 0);
+    result.spearman += spearman(group.scores, throughputs);
+    result.ndcg5 += ndcgAtK(group, 5);
+    result.pairwiseAccuracy += pairwiseAccuracy(group);
+  }
+  if (evaluated) {
+    result.spearman /= evaluated;
+    result.ndcg5 /= evaluated;
+    result.pairwiseAccuracy /= evaluated;
+  }
+  result.testTasks = test.size();
+  result.top1 = topKScore(groups, 1);
+  result.top5 = topKScore(groups, 5);
+  if (result.testRecords)
+    result.scoreSecondsPer4096 =
+        result.scoreSeconds * 4096.0 / result.testRecords;
+  return result;
+}
+
+llvm::Expected<CostModelEvaluation>
+mlir::tcl::trainAndEvaluate(CostModel &model,
+                            llvm::ArrayRef<FeaturizedGroup> train,
+                            llvm::ArrayRef<FeaturizedGroup> test) {
+  std::vector<CostSample> samples = makeSamples(train);
+  auto start = std::chrono::steady_clock::now();
+  if (llvm::Error error = model.update(samples))
+    return std::move(error);
+  double trainSeconds = secondsSince(start);
+  CostModelEvaluation result = rankHeldOut(model, test);
+  result.trainSeconds = trainSeconds;
+  result.trainTasks = train.size();
+  result.trainRecords = samples.size();
+  return result;
+}
 
 llvm::Expected<CostModelEvaluation>
 mlir::tcl::evaluateCostModel(TuningDatabase &database, llvm::StringRef platform,
                              CostModel &model, MLIRContext *context) {
-  context->loadDialect<TclDialect>();
-  CostModelEvaluation result;
-  std::vector<CostSample> train;
-  std::vector<TaskData> test;
-  unsigned index = 0;
+  // Database order (the order tasks were tuned), alternating.
+  std::vector<DatasetGroup> groups;
   for (const TuningDatabase::Summary &row : database.summarize()) {
-    if (row.platform != platform)
+    if (row.platform != platform || row.records < 2)
       continue;
-    auto data = loadTask(database, row, model.getFeatureKind(), context);
-    if (!data)
-      return data.takeError();
-    if (data->latencies.size() < 2)
-      continue;
-    if (index++ % 2 == 1) {
-      result.testRecords += data->latencies.size();
-      test.push_back(std::move(*data));
-      continue;
-    }
-    double best = std::numeric_limits<double>::infinity();
-    for (double latency : data->latencies)
-      best = std::min(best, latency);
-    for (auto [features, latency] : llvm::zip(data->features, data->latencies))
-      train.push_back({features,
-                       std::isfinite(latency) ? float(best / latency) : 0.0f,
-                       static_cast<unsigned>(result.trainTasks)});
-    ++result.trainTasks;
+    DatasetGroup group;
+    group.workloadKey = row.workloadKey;
+    group.platform = row.platform;
+    group.records = database.getRecords(row.workloadKey, row.platform);
+    groups.push_back(std::move(group));
   }
-  result.testTasks = test.size();
-  result.trainRecords = train.size();
+  auto featurized =
+      featurizeGroups(database, groups, model.getFeatureKind(), context);
+  if (!featurized)
+    return featurized.takeError();
+  std::vector<FeaturizedGroup> train, test;
+  for (auto [index, group] : llvm::enumerate(*featurized))
+    (index % 2 ? test : train).push_back(std::move(group));
   if (test.empty() || train.empty())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "need at least two tasks with records on platform '" + platform + "'");
-  auto start = std::chrono::steady_clock::now();
-  if (llvm::Error error = model.update(train))
-    return std::move(error);
-  result.trainSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  std::vector<RankedGroup> groups;
-  for (TaskData &data : test) {
-    RankedGroup group{model.predict(data.features), data.latencies, 1};
-    std::vector<double> throughputs;
-    for (double latency : data.latencies)
-      throughputs.push_back(std::isfinite(latency) ? 1 / latency : 0);
-    result.spearman += spearman(group.scores, throughputs) / test.size();
-    result.ndcg5 += ndcgAtK(group, 5) / test.size();
-    result.pairwiseAccuracy += pairwiseAccuracy(group) / test.size();
-    groups.push_back(std::move(group));
-  }
-  result.top1 = topKScore(groups, 1);
-  result.top5 = topKScore(groups, 5);
-  return result;
+  return trainAndEvaluate(model, train, test);
 }

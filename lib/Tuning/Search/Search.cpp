@@ -537,9 +537,10 @@ void TuningRun::progress(llvm::raw_ostream *out, size_t taskIndex) {
   std::string line;
   llvm::raw_string_ostream os(line);
   os << llvm::format("[%4u/%4u] %-28s best %9.4f ms %7.1f GFLOP/s | model "
-                     "%8.3f ms | ETA %4.0f s",
+                     "%8.3f ms | %5.0f s, ETA %4.0f s",
                      trialsDone, trialsBudget, task.name.c_str(),
-                     task.bestSeconds * 1e3, gflops, modelSeconds * 1e3, eta);
+                     task.bestSeconds * 1e3, gflops, modelSeconds * 1e3,
+                     elapsed, eta);
   if (live)
     *out << "\r\x1b[2K" << line;
   else

@@ -10,7 +10,10 @@
 // to the best of its task, so 1 is the best and 0 a failure) and predicts a
 // score per candidate, higher meaning faster. Baselines here: random, and
 // gradient-boosted trees (XGBoost, as in AutoTVM/Ansor) refitted on every
-// update. The learned sequence models plug in behind the same interface.
+// update. The learned models (learned::RankingModel, libtorch) plug in
+// behind the same interface: the Mamba and TLP-style sequence models read
+// the token matrix, Tenset's MLP the summary vector; they train with
+// LambdaRank on each update, fine-tuning from where they are.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +24,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -53,10 +57,34 @@ public:
   predict(llvm::ArrayRef<std::vector<float>> features) = 0;
   virtual llvm::Error save(llvm::StringRef path) const = 0;
   virtual llvm::Error load(llvm::StringRef path) = 0;
+  /// Learned parameters (weights, or tree nodes), 0 if none.
+  virtual size_t getNumParameters() const { return 0; }
 };
 
-/// "random" or "xgboost"; null for an unknown name.
+/// How a learned model (mamba, tlp, mlp) trains on update().
+struct LearnedModelOptions {
+  /// "lambdarank" or "mse".
+  std::string loss = "lambdarank";
+  /// Passes over the samples per update. With fineTuneEpochs, a model that
+  /// was loaded (or already trained) uses that many instead: the search
+  /// calls update after every batch with everything measured so far.
+  unsigned epochs = 20, fineTuneEpochs = 3;
+  double learningRate = 1e-3;
+  /// Threads for training and scoring; 0 = all. One by default: on a
+  /// machine whose cores are shared, OpenMP's spinning barriers make two
+  /// threads many times slower than one (RECIPES.md).
+  unsigned threads = 1;
+  /// Called after every epoch (epoch, mean loss, seconds).
+  std::function<void(unsigned, double, double)> onEpoch;
+};
+
+/// "random", "xgboost", "mamba", "tlp" or "mlp"; null for an unknown name.
 std::unique_ptr<CostModel> createCostModel(llvm::StringRef name, uint64_t seed);
+/// A learned model ("mamba", "tlp", "mlp") with explicit training options;
+/// null for another name.
+std::unique_ptr<CostModel> createLearnedCostModel(llvm::StringRef name,
+                                                  uint64_t seed,
+                                                  LearnedModelOptions options);
 /// The names createCostModel takes.
 std::vector<std::string> getCostModelNames();
 

@@ -4,10 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Trains a cost model on the records of some tasks in a tuning database and
-// measures how well it ranks the schedules of the others (Metrics.h).
-// Tasks are split by workload, alternately in database order: every other
-// workload is held out.
+// Trains a cost model on some groups of a dataset (a workload on a
+// platform, Dataset.h) and measures how well it ranks the programs of the
+// held-out ones (Metrics.h): Tenset's top-1 and top-5 scores, and per group
+// Spearman's rho, NDCG@5 and pairwise accuracy, averaged. Labels are the
+// throughput relative to the best of the group (0 for a failed program).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,19 +17,52 @@
 
 #include "tcl/Tuning/Search/CostModel.h"
 #include "tcl/Tuning/Search/Database.h"
+#include "tcl/Tuning/Search/Dataset.h"
 
 #include "mlir/IR/MLIRContext.h"
 
 namespace mlir::tcl {
 
+/// A group's programs as features of one kind, with their latencies
+/// (infinity: failed).
+struct FeaturizedGroup {
+  std::string workloadKey, platform;
+  std::vector<std::vector<float>> features;
+  std::vector<double> latencies;
+};
+
+/// Featurizes `groups` of `database` for models reading `kind`. Records
+/// whose schedule does not parse are skipped; a group whose workload does
+/// not parse is an error.
+llvm::Expected<std::vector<FeaturizedGroup>>
+featurizeGroups(TuningDatabase &database, llvm::ArrayRef<DatasetGroup> groups,
+                FeatureKind kind, MLIRContext *context);
+
+/// Training samples from groups: labels relative to each group's best.
+std::vector<CostSample> makeSamples(llvm::ArrayRef<FeaturizedGroup> groups);
+
 struct CostModelEvaluation {
   size_t trainTasks = 0, testTasks = 0, trainRecords = 0, testRecords = 0;
   double top1 = 0, top5 = 0;
-  /// Means over the held-out tasks.
+  /// Means over the held-out groups.
   double spearman = 0, ndcg5 = 0, pairwiseAccuracy = 0;
   double trainSeconds = 0;
+  /// Seconds to score the held-out programs, and per 4096 programs.
+  double scoreSeconds = 0, scoreSecondsPer4096 = 0;
 };
 
+/// Ranks the programs of each `test` group with `model` (already trained).
+CostModelEvaluation rankHeldOut(CostModel &model,
+                                llvm::ArrayRef<FeaturizedGroup> test);
+
+/// Trains `model` on `train` (one update with every sample), then ranks
+/// `test`.
+llvm::Expected<CostModelEvaluation>
+trainAndEvaluate(CostModel &model, llvm::ArrayRef<FeaturizedGroup> train,
+                 llvm::ArrayRef<FeaturizedGroup> test);
+
+/// The quick check of tcl-tuning-db evaluate: the groups of `platform`
+/// with two or more records, every other one (in database order) held out.
 llvm::Expected<CostModelEvaluation> evaluateCostModel(TuningDatabase &database,
                                                       llvm::StringRef platform,
                                                       CostModel &model,

@@ -1,0 +1,150 @@
+//===- LearnedCostModel.cpp - Learned ranking models as cost models -------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The search's CostModel interface over learned::RankingModel. The search
+// hands over feature vectors of the kind the model asks for: the token
+// matrix ([maxLength, kWidth], the default Tokenizer) for the sequence
+// models, the summary vector for the MLP.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/Learned/RankingModel.h"
+#include "tcl/Tuning/Search/CostModel.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+namespace {
+
+class LearnedCostModel : public CostModel {
+public:
+  LearnedCostModel(learned::ModelKind kind, uint64_t seed,
+                   LearnedModelOptions options)
+      : kind(kind), seed(seed), options(std::move(options)) {}
+
+  llvm::StringRef getName() const override {
+    return learned::getModelKindName(kind);
+  }
+  FeatureKind getFeatureKind() const override {
+    return kind == learned::ModelKind::MLP ? FeatureKind::Summary
+                                           : FeatureKind::Sequence;
+  }
+
+  llvm::Error update(llvm::ArrayRef<CostSample> samples) override {
+    // Ranking needs two programs of one task; until then nothing to learn.
+    if (samples.size() < 2)
+      return llvm::Error::success();
+    unsigned width = samples.front().features.size();
+    unsigned rows = 1;
+    if (getFeatureKind() == FeatureKind::Sequence) {
+      rows = width / Tokenizer::kWidth;
+      width = Tokenizer::kWidth;
+    }
+    learned::ProgramSet set(rows, width);
+    for (const CostSample &sample : samples) {
+      if (sample.features.size() != size_t(rows) * width)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       getName() + ": samples differ in width");
+      set.append(sample.features.data(), sample.label, sample.group);
+    }
+    if (!model) {
+      auto created = learned::RankingModel::create(
+          learned::ModelConfig(kind, rows, width, seed));
+      if (!created)
+        return created.takeError();
+      model = std::move(*created);
+    }
+    learned::TrainOptions train;
+    std::optional<learned::LossKind> loss =
+        learned::parseLossKind(options.loss);
+    if (!loss)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "unknown loss '" + options.loss + "'");
+    train.loss = *loss;
+    train.epochs = trained ? options.fineTuneEpochs : options.epochs;
+    train.learningRate = options.learningRate;
+    train.threads = options.threads;
+    train.seed = seed + updates++;
+    train.onEpoch = options.onEpoch;
+    if (llvm::Error error = model->train(set, train))
+      return error;
+    trained = true;
+    return llvm::Error::success();
+  }
+
+  std::vector<double>
+  predict(llvm::ArrayRef<std::vector<float>> features) override {
+    std::vector<double> scores(features.size(), 0.0);
+    if (!model || features.empty())
+      return scores;
+    const learned::ModelConfig &config = model->getConfig();
+    std::vector<float> inputs;
+    inputs.reserve(features.size() * config.rows * config.width);
+    for (const std::vector<float> &row : features) {
+      if (row.size() != size_t(config.rows) * config.width)
+        return scores;
+      inputs.insert(inputs.end(), row.begin(), row.end());
+    }
+    model->setThreads(options.threads);
+    llvm::Expected<std::vector<float>> predicted =
+        model->predict(inputs, config.rows, config.width);
+    if (!predicted) {
+      // A scoring failure must not stop a search: it ranks at random then.
+      llvm::consumeError(predicted.takeError());
+      return scores;
+    }
+    for (auto [score, value] : llvm::zip(scores, *predicted))
+      score = value;
+    return scores;
+  }
+
+  llvm::Error save(llvm::StringRef path) const override {
+    if (!model)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     getName() + ": nothing trained to save");
+    return model->save(path);
+  }
+
+  llvm::Error load(llvm::StringRef path) override {
+    auto loaded = learned::RankingModel::load(path);
+    if (!loaded)
+      return loaded.takeError();
+    if ((*loaded)->getConfig().kind != kind)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "'" + path + "' holds a " +
+              learned::getModelKindName((*loaded)->getConfig().kind) +
+              " model, not " + getName());
+    model = std::move(*loaded);
+    trained = true;
+    return llvm::Error::success();
+  }
+
+  size_t getNumParameters() const override {
+    return model ? model->numParameters() : 0;
+  }
+
+private:
+  learned::ModelKind kind;
+  uint64_t seed;
+  LearnedModelOptions options;
+  std::unique_ptr<learned::RankingModel> model;
+  bool trained = false;
+  unsigned updates = 0;
+};
+
+} // namespace
+
+std::unique_ptr<CostModel>
+mlir::tcl::createLearnedCostModel(llvm::StringRef name, uint64_t seed,
+                                  LearnedModelOptions options) {
+  std::optional<learned::ModelKind> kind = learned::parseModelKind(name);
+  if (!kind)
+    return nullptr;
+  return std::make_unique<LearnedCostModel>(*kind, seed, std::move(options));
+}

@@ -1,0 +1,340 @@
+//===- tcl-cost-model.cpp - Train and evaluate cost models ----------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Cost models on a dataset (tcl-tuning-db export-dataset, or a tuning
+// database), split into training and held-out groups (Dataset.h):
+//
+//   tcl-cost-model train    --data DIR --model mamba -o model.bin
+//                           [--from model.bin] (fine-tunes a checkpoint)
+//   tcl-cost-model evaluate --data DIR --model mamba --model-file model.bin
+//   tcl-cost-model compare  --data DIR [--models mamba,tlp,mlp,xgboost]
+//                           one table: parameters, training time per epoch,
+//                           time to score 4096 programs, and the ranking
+//                           metrics on the held-out groups of each platform
+//
+// Common options: --platforms P,Q (default: all), --split task |
+// model:NAME | platform:NAME | none (none: train and evaluate on all),
+// --epochs, --loss lambdarank|mse, --seed, --num-threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Registration/Registration.h"
+#include "tcl/Tuning/Search/Dataset.h"
+#include "tcl/Tuning/Search/Evaluation.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+
+#include <chrono>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+static llvm::cl::opt<std::string>
+    command(llvm::cl::Positional,
+            llvm::cl::desc("<train | evaluate | compare>"), llvm::cl::Required);
+static llvm::cl::opt<std::string>
+    dataDir("data", llvm::cl::desc("Dataset directory (export-dataset)"),
+            llvm::cl::init(""));
+static llvm::cl::opt<std::string>
+    databasePath("db", llvm::cl::desc("Tuning database instead of --data"),
+                 llvm::cl::init(""));
+static llvm::cl::list<std::string>
+    platforms("platforms", llvm::cl::desc("Platforms to use (default: all)"),
+              llvm::cl::CommaSeparated);
+static llvm::cl::opt<std::string>
+    splitSpec("split",
+              llvm::cl::desc("Held-out groups: task, model:NAME, "
+                             "platform:NAME, or none"),
+              llvm::cl::init("task"));
+static llvm::cl::opt<std::string>
+    modelName("model", llvm::cl::desc("mamba, tlp, mlp, xgboost or random"),
+              llvm::cl::init("mamba"));
+static llvm::cl::list<std::string>
+    modelNames("models", llvm::cl::desc("compare: the models to compare"),
+               llvm::cl::CommaSeparated);
+static llvm::cl::opt<std::string>
+    outputPath("o", llvm::cl::desc("train: where to save the model"),
+               llvm::cl::init(""));
+static llvm::cl::opt<std::string>
+    fromPath("from", llvm::cl::desc("train: fine-tune this checkpoint"),
+             llvm::cl::init(""));
+static llvm::cl::opt<std::string>
+    modelFile("model-file", llvm::cl::desc("evaluate: the model to load"),
+              llvm::cl::init(""));
+static llvm::cl::opt<unsigned>
+    epochs("epochs", llvm::cl::desc("Training epochs"), llvm::cl::init(20));
+static llvm::cl::opt<std::string> loss("loss",
+                                       llvm::cl::desc("lambdarank or mse"),
+                                       llvm::cl::init("lambdarank"));
+static llvm::cl::opt<double> learningRate("learning-rate",
+                                          llvm::cl::desc("Adam's step size"),
+                                          llvm::cl::init(1e-3));
+static llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("Seed"),
+                                    llvm::cl::init(1));
+static llvm::cl::opt<unsigned>
+    threads("num-threads",
+            llvm::cl::desc("Threads for training and scoring (0: all)"),
+            llvm::cl::init(0));
+static llvm::cl::opt<bool> verbose("v",
+                                   llvm::cl::desc("Print every epoch's loss"),
+                                   llvm::cl::init(false));
+
+static int fail(llvm::Error error) {
+  llvm::errs() << "tcl-cost-model: " << llvm::toString(std::move(error))
+               << "\n";
+  return 1;
+}
+
+static llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+namespace {
+
+/// The dataset, its groups and split, and features per kind (computed
+/// once each).
+struct Data {
+  std::unique_ptr<TuningDatabase> database;
+  std::vector<DatasetGroup> groups;
+  DatasetSplit split;
+  std::map<FeatureKind, std::vector<FeaturizedGroup>> features;
+
+  llvm::Error open(MLIRContext *context) {
+    if (dataDir.empty() == databasePath.empty())
+      return error("give exactly one of --data DIR and --db FILE");
+    auto opened =
+        TuningDatabase::open(databasePath.empty() ? std::string(":memory:")
+                                                  : std::string(databasePath));
+    if (!opened)
+      return opened.takeError();
+    database = std::move(*opened);
+    if (!dataDir.empty()) {
+      auto added = importDataset(*database, dataDir);
+      if (!added)
+        return added.takeError();
+    }
+    groups = loadDatasetGroups(*database, platforms);
+    if (groups.empty())
+      return error("no task has two or more records on the platforms asked");
+    if (splitSpec == "none") {
+      for (size_t index = 0; index < groups.size(); ++index) {
+        split.train.push_back(index);
+        split.test.push_back(index);
+      }
+      return llvm::Error::success();
+    }
+    auto made = splitDataset(groups, splitSpec);
+    if (!made)
+      return made.takeError();
+    split = std::move(*made);
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<const std::vector<FeaturizedGroup> *>
+  featuresFor(FeatureKind kind, MLIRContext *context) {
+    auto found = features.find(kind);
+    if (found == features.end()) {
+      auto made = featurizeGroups(*database, groups, kind, context);
+      if (!made)
+        return made.takeError();
+      found = features.emplace(kind, std::move(*made)).first;
+    }
+    return &found->second;
+  }
+
+  std::vector<FeaturizedGroup> pick(const std::vector<FeaturizedGroup> &all,
+                                    llvm::ArrayRef<size_t> indices,
+                                    llvm::StringRef platform = "") {
+    std::vector<FeaturizedGroup> picked;
+    for (size_t index : indices)
+      if (platform.empty() || all[index].platform == platform)
+        picked.push_back(all[index]);
+    return picked;
+  }
+
+  std::vector<std::string> testPlatforms() {
+    std::vector<std::string> names;
+    for (size_t index : split.test)
+      if (!llvm::is_contained(names, groups[index].platform))
+        names.push_back(groups[index].platform);
+    return names;
+  }
+};
+
+struct EpochTimes {
+  unsigned epochs = 0;
+  double seconds = 0;
+  double lastLoss = 0;
+};
+
+std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times) {
+  LearnedModelOptions options;
+  options.loss = loss;
+  options.epochs = epochs;
+  options.fineTuneEpochs = epochs;
+  options.learningRate = learningRate;
+  options.threads = threads;
+  options.onEpoch = [&times, name = name.str()](unsigned epoch, double mean,
+                                                double seconds) {
+    ++times.epochs;
+    times.seconds += seconds;
+    times.lastLoss = mean;
+    if (verbose)
+      llvm::errs() << llvm::formatv("{0} epoch {1}: loss {2:F5} ({3:F2} s)\n",
+                                    name, epoch, mean, seconds);
+  };
+  if (auto learned = createLearnedCostModel(name, seed, options))
+    return learned;
+  return createCostModel(name, seed);
+}
+
+void printRowHeader() {
+  llvm::outs() << "| model | parameters | train (s) | s/epoch | score 4096 "
+                  "(ms) | held out | groups / programs | top-1 | top-5 | "
+                  "Spearman | NDCG@5 | pairwise acc. |\n"
+                  "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | "
+                  "---: | ---: | ---: | ---: |\n";
+}
+
+/// Seconds to score 4096 programs at once (the held-out programs, cycled),
+/// as the search scores a generation's candidates.
+double timeScoring4096(CostModel &model,
+                       llvm::ArrayRef<FeaturizedGroup> groups) {
+  std::vector<std::vector<float>> programs;
+  for (const FeaturizedGroup &group : groups)
+    llvm::append_range(programs, group.features);
+  if (programs.empty())
+    return 0;
+  std::vector<std::vector<float>> batch;
+  for (size_t i = 0; i < 4096; ++i)
+    batch.push_back(programs[i % programs.size()]);
+  (void)model.predict(llvm::ArrayRef(batch).take_front(64)); // warm up
+  auto start = std::chrono::steady_clock::now();
+  (void)model.predict(batch);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+void printRow(llvm::StringRef name, const CostModel &model,
+              const EpochTimes &times, double trainSeconds,
+              llvm::StringRef heldOut, const CostModelEvaluation &result) {
+  llvm::outs() << llvm::formatv(
+      "| {0} | {1} | {2:F1} | {3} | {4:F1} | {5} | {6} / {7} | {8:F3} | "
+      "{9:F3} | {10:F3} | {11:F3} | {12:F3} |\n",
+      name,
+      model.getNumParameters() ? std::to_string(model.getNumParameters())
+                               : std::string("-"),
+      trainSeconds,
+      times.epochs ? llvm::formatv("{0:F2}", times.seconds / times.epochs).str()
+                   : std::string("-"),
+      result.scoreSecondsPer4096 * 1e3, heldOut, result.testTasks,
+      result.testRecords, result.top1, result.top5, result.spearman,
+      result.ndcg5, result.pairwiseAccuracy);
+}
+
+/// Trains `name` on the split's training groups, then evaluates it per
+/// held-out platform; with `save`, writes the model there.
+llvm::Error trainAndReport(Data &data, llvm::StringRef name,
+                           MLIRContext *context, llvm::StringRef save,
+                           llvm::StringRef from) {
+  EpochTimes times;
+  std::unique_ptr<CostModel> model = makeModel(name, times);
+  if (!model)
+    return error("unknown model '" + name + "'");
+  if (!from.empty())
+    if (llvm::Error loadError = model->load(from))
+      return loadError;
+  auto all = data.featuresFor(model->getFeatureKind(), context);
+  if (!all)
+    return all.takeError();
+  std::vector<FeaturizedGroup> train = data.pick(**all, data.split.train);
+  std::vector<CostSample> samples = makeSamples(train);
+  auto start = std::chrono::steady_clock::now();
+  if (llvm::Error updateError = model->update(samples))
+    return updateError;
+  double trainSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (!save.empty())
+    if (llvm::Error saveError = model->save(save))
+      return saveError;
+  double score4096 = timeScoring4096(*model, data.pick(**all, data.split.test));
+  for (const std::string &platform : data.testPlatforms()) {
+    CostModelEvaluation result =
+        rankHeldOut(*model, data.pick(**all, data.split.test, platform));
+    result.scoreSecondsPer4096 = score4096;
+    printRow(name, *model, times, trainSeconds, platform, result);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "tcl cost model training and evaluation\n");
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  Data data;
+  if (llvm::Error openError = data.open(&context))
+    return fail(std::move(openError));
+  llvm::errs() << "tcl-cost-model: " << data.groups.size() << " groups, "
+               << data.split.train.size() << " for training, "
+               << data.split.test.size() << " held out (" << splitSpec << ")\n";
+
+  if (command == "train") {
+    printRowHeader();
+    if (llvm::Error trainError =
+            trainAndReport(data, modelName, &context, outputPath, fromPath))
+      return fail(std::move(trainError));
+    return 0;
+  }
+  if (command == "evaluate") {
+    if (modelFile.empty())
+      return fail(error("evaluate needs --model-file"));
+    EpochTimes times;
+    std::unique_ptr<CostModel> model = makeModel(modelName, times);
+    if (!model)
+      return fail(error("unknown model '" + modelName + "'"));
+    if (llvm::Error loadError = model->load(modelFile))
+      return fail(std::move(loadError));
+    auto all = data.featuresFor(model->getFeatureKind(), &context);
+    if (!all)
+      return fail(all.takeError());
+    printRowHeader();
+    double score4096 =
+        timeScoring4096(*model, data.pick(**all, data.split.test));
+    for (const std::string &platform : data.testPlatforms()) {
+      CostModelEvaluation result =
+          rankHeldOut(*model, data.pick(**all, data.split.test, platform));
+      result.scoreSecondsPer4096 = score4096;
+      printRow(modelName, *model, times, 0, platform, result);
+    }
+    return 0;
+  }
+  if (command == "compare") {
+    std::vector<std::string> names(modelNames.begin(), modelNames.end());
+    if (names.empty())
+      names = {"mamba", "tlp", "mlp", "xgboost", "random"};
+    printRowHeader();
+    for (const std::string &name : names)
+      if (llvm::Error compareError =
+              trainAndReport(data, name, &context, "", ""))
+        return fail(std::move(compareError));
+    return 0;
+  }
+  return fail(
+      error("unknown command '" + command + "' (train, evaluate, compare)"));
+}
