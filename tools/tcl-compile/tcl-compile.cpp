@@ -164,6 +164,21 @@ static LogicalResult checkScheduleTargets(ModuleOp module,
   return failure(result.wasInterrupted());
 }
 
+/// Prints `module` to the -o file; the tool's exit code.
+static int writeModule(ModuleOp module) {
+  std::string errorMessage;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << "tcl-compile: " << errorMessage << "\n";
+    return 1;
+  }
+  module->print(output->os());
+  output->os() << "\n";
+  output->keep();
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   registerAsmPrinterCLOptions();
@@ -297,16 +312,7 @@ int main(int argc, char **argv) {
 
   if (emitKind == EmitKind::Graph) {
     tcl::extractTasks(*module);
-    std::unique_ptr<llvm::ToolOutputFile> output =
-        openOutputFile(outputFilename, &errorMessage);
-    if (!output) {
-      llvm::errs() << "tcl-compile: " << errorMessage << "\n";
-      return 1;
-    }
-    module->print(output->os());
-    output->os() << "\n";
-    output->keep();
-    return 0;
+    return writeModule(*module);
   }
 
   if (dumpTasks) {
@@ -352,16 +358,7 @@ int main(int argc, char **argv) {
     return 1;
 
   if (emitKind == EmitKind::MLIR) {
-    std::unique_ptr<llvm::ToolOutputFile> output =
-        openOutputFile(outputFilename, &errorMessage);
-    if (!output) {
-      llvm::errs() << "tcl-compile: " << errorMessage << "\n";
-      return 1;
-    }
-    module->print(output->os());
-    output->os() << "\n";
-    output->keep();
-    return 0;
+    return writeModule(*module);
   }
 
   auto fail = [](llvm::Error error) {
