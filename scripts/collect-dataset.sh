@@ -5,16 +5,20 @@
 # (the database counts what is measured). Measuring pauses while other
 # processes load the machine (tcl-tuning-db collect --max-foreign-load).
 #
+# It fills the quota in stages (all platforms to the first quota, then all
+# to the next), so a collection stopped early still covers every platform.
+#
 # Usage: bash scripts/collect-dataset.sh [database] [build dir]
 # Environment: PLATFORMS (space-separated, default the four below),
-#   RANDOM_TASKS (400), PROGRAMS_PER_TASK (85), SEED (1).
+#   RANDOM_TASKS (400), STAGES (programs per task after each stage,
+#   default "40 85"), SEED (1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 database=${1:-dataset-work/collect.db}
 build_dir=${2:-build}
 platforms=${PLATFORMS:-"x86-avx512/1t x86-avx2/1t x86-sse42/1t x86-avx512/2t"}
 random_tasks=${RANDOM_TASKS:-400}
-programs=${PROGRAMS_PER_TASK:-85}
+stages=${STAGES:-"40 85"}
 seed=${SEED:-1}
 
 mkdir -p "$(dirname "$database")" "$build_dir/models/graphs"
@@ -29,9 +33,11 @@ for model in resnet18 mobilenet_v2 bert_encoder; do
   graphs+=("$graph")
 done
 
-for platform in $platforms; do
-  echo "== $platform ($(date -u +%FT%TZ))"
-  "$build_dir/bin/tcl-tuning-db" "$database" collect "${graphs[@]}" \
-    --platform="$platform" --random-tasks="$random_tasks" \
-    --programs-per-task="$programs" --seed="$seed"
+for programs in $stages; do
+  for platform in $platforms; do
+    echo "== $platform, $programs programs per task ($(date -u +%FT%TZ))"
+    "$build_dir/bin/tcl-tuning-db" "$database" collect "${graphs[@]}" \
+      --platform="$platform" --random-tasks="$random_tasks" \
+      --programs-per-task="$programs" --seed="$seed"
+  done
 done
