@@ -83,6 +83,11 @@ static llvm::cl::opt<unsigned>
     threads("num-threads",
             llvm::cl::desc("Threads for training and scoring (0: all)"),
             llvm::cl::init(0));
+static llvm::cl::opt<double> maxSpread(
+    "max-spread",
+    llvm::cl::desc("Leave out records whose timings spread more than this "
+                   "((max - min) / median); 0 keeps all"),
+    llvm::cl::init(0));
 static llvm::cl::opt<bool> verbose("v",
                                    llvm::cl::desc("Print every epoch's loss"),
                                    llvm::cl::init(false));
@@ -121,7 +126,8 @@ struct Data {
       if (!added)
         return added.takeError();
     }
-    groups = loadDatasetGroups(*database, platforms);
+    groups =
+        loadDatasetGroups(*database, platforms, /*minRecords=*/2, maxSpread);
     if (groups.empty())
       return error("no task has two or more records on the platforms asked");
     if (splitSpec == "none") {

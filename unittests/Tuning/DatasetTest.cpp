@@ -124,6 +124,11 @@ TEST(DatasetTest, GroupsAndSplits) {
   EXPECT_EQ(groups[0].records.size(), 3u);
   EXPECT_EQ(loadDatasetGroups(*db, {"x86-sse42/1t"}).size(), 3u);
   EXPECT_TRUE(loadDatasetGroups(*db, {}, 4).empty());
+  // Spreads are (2 - 1) / 1.5 = 0.67 for every successful record: a
+  // tighter limit leaves only the failed ones, one per group.
+  EXPECT_EQ(loadDatasetGroups(*db, {}, 2, 1.0).size(), 6u);
+  EXPECT_TRUE(loadDatasetGroups(*db, {}, 2, 0.5).empty());
+  EXPECT_EQ(loadDatasetGroups(*db, {}, 1, 0.5)[0].records.size(), 1u);
 
   auto byModel = splitDataset(groups, "model:random");
   ASSERT_TRUE(bool(byModel));

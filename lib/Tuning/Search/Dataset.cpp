@@ -339,7 +339,7 @@ llvm::Expected<size_t> mlir::tcl::importDataset(TuningDatabase &database,
 std::vector<DatasetGroup>
 mlir::tcl::loadDatasetGroups(TuningDatabase &database,
                              llvm::ArrayRef<std::string> platforms,
-                             size_t minRecords) {
+                             size_t minRecords, double maxSpread) {
   std::map<std::string, std::vector<std::string>> sources =
       database.getWorkloadSources();
   std::map<std::pair<std::string, std::string>, DatasetGroup> byKey;
@@ -347,6 +347,10 @@ mlir::tcl::loadDatasetGroups(TuningDatabase &database,
     if (!platforms.empty() && !llvm::is_contained(platforms, platform.name))
       continue;
     for (TuningRecord &record : database.getPlatformRecords(platform.name)) {
+      if (maxSpread > 0 && record.isOk() && record.medianSeconds > 0 &&
+          (record.maxSeconds - record.minSeconds) / record.medianSeconds >
+              maxSpread)
+        continue;
       DatasetGroup &group = byKey[{platform.name, record.workloadKey}];
       if (group.records.empty()) {
         group.workloadKey = record.workloadKey;

@@ -64,11 +64,13 @@ struct DatasetGroup {
 };
 
 /// Groups of `database` with at least `minRecords` records, on `platforms`
-/// (all if empty), in a stable order (platform, then workload key).
+/// (all if empty), in a stable order (platform, then workload key). With
+/// `maxSpread` > 0, successful records whose timings spread more than that
+/// ((max - min) / median) are left out as noisy.
 std::vector<DatasetGroup>
 loadDatasetGroups(TuningDatabase &database,
                   llvm::ArrayRef<std::string> platforms = {},
-                  size_t minRecords = 2);
+                  size_t minRecords = 2, double maxSpread = 0);
 
 struct DatasetSplit {
   std::vector<size_t> train, test;
