@@ -14,7 +14,9 @@
    the search as in Ansor, random is the floor. For each: best estimated
    model latency against trials and against wall time, and the trials and
    seconds to reach 95% of the best latency any of them found; ratios vs
-   Tenset-MLP and vs random. Plots: <out>/<model>-tuning.svg.
+   Tenset-MLP and vs random. All runs resume from one database in which the
+   default schedules were measured once, so they start from the same
+   measurements. Plots: <out>/<model>-tuning.svg.
 
 Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
        [--epochs N] [--trials N] [--held-out bert_encoder,resnet18]
@@ -23,13 +25,15 @@ Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
 
 MODELS = ["mamba", "tlp", "mlp", "xgboost", "random"]
 PROGRESS = re.compile(
-    r"\[\s*(\d+)/\s*\d+\] \S+\s+best .* model\s+([0-9.]+) ms \|\s+([0-9.]+) s")
+    r"\[\s*(\d+)/\s*\d+\] (\S+)\s+best .* model\s+([0-9.]+) ms \|\s+"
+    r"([0-9.]+) s")
 
 
 def run(command, **kwargs):
@@ -55,21 +59,43 @@ def ranking(build, data, epochs, splits, threads):
         print(result.stdout.strip(), flush=True)
 
 
-def tune(build, graph, model, checkpoint, trials, out, name):
-    database = os.path.join(out, f"{name}-{model}.db")
+def remove_database(database):
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(database + suffix):
             os.remove(database + suffix)
+
+
+def measure_defaults(build, graph, out, name):
+    """One database with every task's default schedule measured: the common
+    starting point of all runs (the same measurements, not a re-measuring
+    with its own noise)."""
+    listing = run([os.path.join(build, "bin", "tcl-compile"), graph,
+                   "--dump-tasks"]).stdout
+    tasks = int(re.search(r"(\d+) tasks,", listing).group(1))
+    database = os.path.join(out, f"{name}-defaults.db")
+    remove_database(database)
+    run([os.path.join(build, "bin", "tcl-compile"), graph, "--tune",
+         f"--trials={tasks}", "--cost-model=random", "--seed=1",
+         f"--tuning-db={database}", "-o",
+         os.path.join(out, f"{name}-defaults.so")])
+    return database
+
+
+def tune(build, graph, model, checkpoint, trials, out, name, defaults):
+    database = os.path.join(out, f"{name}-{model}.db")
+    remove_database(database)
+    shutil.copyfile(defaults, database)
     command = [os.path.join(build, "bin", "tcl-compile"), graph, "--tune",
-               f"--trials={trials}", f"--cost-model={model}", "--seed=1",
-               f"--tuning-db={database}", "-o",
+               "--resume", f"--trials={trials}", f"--cost-model={model}",
+               "--seed=1", f"--tuning-db={database}", "-o",
                os.path.join(out, f"{name}-{model}.so")]
     if checkpoint:
         command.append(f"--cost-model-file={checkpoint}")
     start = time.perf_counter()
     result = run(command)
     seconds = time.perf_counter() - start
-    curve = [(int(m.group(1)), float(m.group(2)), float(m.group(3)))
+    # Resumed from the defaults: every point sums all tasks.
+    curve = [(int(m.group(1)), float(m.group(3)), float(m.group(4)))
              for m in PROGRESS.finditer(result.stderr)]
     return curve, seconds
 
@@ -118,6 +144,7 @@ def tuning(build, data, epochs, trials, held_out, out, threads):
             run(["/usr/bin/python3", "models/generate.py",
                  os.path.join(build, "models"), name])
         curves, walls = {}, {}
+        defaults = measure_defaults(build, onnx, out, name)
         for model in MODELS:
             checkpoint = None
             if model in ("mamba", "tlp", "mlp"):
@@ -127,7 +154,7 @@ def tuning(build, data, epochs, trials, held_out, out, threads):
                      f"--epochs={epochs}", f"--num-threads={threads}",
                      "-o", checkpoint])
             curves[model], walls[model] = tune(build, onnx, model, checkpoint,
-                                               trials, out, name)
+                                               trials, out, name, defaults)
         best = min(curve[-1][1] for curve in curves.values() if curve)
         target = best / 0.95
         print(f"\n### Tuning {name} (held out of training), {trials} trials,"
