@@ -222,6 +222,8 @@ private:
   std::vector<std::unique_ptr<TaskState>> tasks;
   TuningReport report;
   unsigned trialsDone = 0, trialsBudget = 0, round = 0;
+  /// Trials the database had when this run started (resumed ones).
+  unsigned trialsBefore = 0;
   std::chrono::steady_clock::time_point start;
   bool live = false;
 };
@@ -528,8 +530,8 @@ void TuningRun::progress(llvm::raw_ostream *out, size_t taskIndex) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   double eta =
-      trialsDone
-          ? elapsed / trialsDone *
+      trialsDone > trialsBefore
+          ? elapsed / (trialsDone - trialsBefore) *
                 (trialsBudget > trialsDone ? trialsBudget - trialsDone : 0)
           : 0;
   double gflops =
@@ -578,7 +580,7 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
   for (const auto &task : tasks)
     already += task->report.trials;
   // With resume, the trials in the database count toward the budget.
-  trialsDone = already;
+  trialsDone = trialsBefore = already;
   trialsBudget = options.resume ? options.trials : already + options.trials;
   if (options.trialsPerTask) {
     trialsBudget = 0;
