@@ -210,25 +210,6 @@ void printRowHeader() {
                   "---: | ---: | ---: | ---: |\n";
 }
 
-/// Seconds to score 4096 programs at once (the held-out programs, cycled),
-/// as the search scores a generation's candidates.
-double timeScoring4096(CostModel &model,
-                       llvm::ArrayRef<FeaturizedGroup> groups) {
-  std::vector<std::vector<float>> programs;
-  for (const FeaturizedGroup &group : groups)
-    llvm::append_range(programs, group.features);
-  if (programs.empty())
-    return 0;
-  std::vector<std::vector<float>> batch;
-  for (size_t i = 0; i < 4096; ++i)
-    batch.push_back(programs[i % programs.size()]);
-  (void)model.predict(llvm::ArrayRef(batch).take_front(64)); // warm up
-  auto start = std::chrono::steady_clock::now();
-  (void)model.predict(batch);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
 void printRow(llvm::StringRef name, const CostModel &model,
               const EpochTimes &times, double trainSeconds,
               llvm::StringRef heldOut, const CostModelEvaluation &result) {

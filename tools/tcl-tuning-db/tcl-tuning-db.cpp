@@ -136,21 +136,6 @@ static std::string describeMachine() {
          " logical cores";
 }
 
-/// "x86-avx512/2t" -> ("x86-avx512", 2).
-static llvm::Expected<std::pair<std::string, unsigned>>
-parsePlatformName(llvm::StringRef name) {
-  auto [target, threadsText] = name.split('/');
-  unsigned threads = 0;
-  if (!lookupPlatform(target) || !threadsText.consume_back("t") ||
-      threadsText.getAsInteger(10, threads) || threads == 0)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "platform '" + name +
-            "' is not <target>/<threads>t with a known "
-            "target (e.g. x86-avx512/1t)");
-  return std::make_pair(target.str(), threads);
-}
-
 /// Moves the functions of `from` into `into`, renamed `<prefix>_<name>`.
 static void mergeInto(mlir::ModuleOp into, mlir::ModuleOp from,
                       llvm::StringRef prefix) {
@@ -165,7 +150,7 @@ static void mergeInto(mlir::ModuleOp into, mlir::ModuleOp from,
 }
 
 static int collect(TuningDatabase &database) {
-  auto platform = parsePlatformName(platformName);
+  auto platform = PlatformEntry::parseName(platformName);
   if (!platform)
     return fail(platform.takeError());
   // The load monitor tells this collector's processes (it and its
@@ -230,16 +215,18 @@ static int collect(TuningDatabase &database) {
   if (maxForeignLoad >= 0) {
     guardOptions.maxForeignCores = maxForeignLoad;
     measure = guardAgainstLoad(
-        measure, makeReferenceInput(platform->first, platform->second),
+        measure, makeReferenceInput(platform->target, platform->threads),
         guardOptions, guardStats, &llvm::errs());
-    // Probe the hardware on a quiet machine: its figures are features.
-    std::vector<MeasureResult> none = measure({});
-    (void)none;
+    // The tuner probes the hardware first: its figures are features, so
+    // they are taken on a quiet machine.
+    if (llvm::Error error =
+            waitForQuietMachine(guardOptions, guardStats, &llvm::errs()))
+      return fail(std::move(error));
   }
 
   TuningOptions options;
-  options.target = platform->first;
-  options.numThreads = platform->second;
+  options.target = platform->target;
+  options.numThreads = platform->threads;
   options.trialsPerTask = programsPerTask;
   options.randomFraction = randomFraction;
   options.batchSize = batchSize;

@@ -176,8 +176,7 @@ private:
     Window window;
     window.out = pickOne(rng, sizes);
     window.kernel = pickOne(rng, kernels);
-    window.stride = window.kernel == 1 ? pickOne<int64_t>(rng, {1, 1, 2})
-                                       : pickOne<int64_t>(rng, {1, 1, 2});
+    window.stride = pickOne<int64_t>(rng, {1, 1, 2});
     window.in = (window.out - 1) * window.stride + window.kernel;
     return window;
   }
@@ -302,46 +301,52 @@ MeasureInput mlir::tcl::makeReferenceInput(llvm::StringRef target,
 // Load guard
 //===----------------------------------------------------------------------===//
 
+static void say(llvm::raw_ostream *log, const llvm::Twine &message) {
+  if (log) {
+    *log << "collect: " << message << "\n";
+    log->flush();
+  }
+}
+
+llvm::Error mlir::tcl::waitForQuietMachine(const LoadGuardOptions &options,
+                                           LoadGuardStats &stats,
+                                           llvm::raw_ostream *log) {
+  auto start = std::chrono::steady_clock::now();
+  bool announced = false;
+  for (;;) {
+    LoadMonitor monitor;
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>(options.quietWindowSeconds));
+    double load = monitor.foreignCores();
+    double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (load <= options.maxForeignCores) {
+      if (announced)
+        say(log, "machine quiet again after " +
+                     llvm::formatv("{0:F0}", waited).str() + " s");
+      stats.waitedSeconds += waited;
+      return llvm::Error::success();
+    }
+    if (!announced)
+      say(log, "machine busy (" + llvm::formatv("{0:F2}", load).str() +
+                   " foreign cores): waiting");
+    announced = true;
+    if (waited > options.maxWaitSeconds)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "the machine stayed busy for " +
+                                         llvm::formatv("{0:F0}", waited).str() +
+                                         " s");
+  }
+}
+
 MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
                                       LoadGuardOptions options,
                                       LoadGuardStats &stats,
                                       llvm::raw_ostream *log) {
   auto referenceTimings = std::make_shared<std::vector<double>>();
-  auto say = [log](const llvm::Twine &message) {
-    if (log) {
-      *log << "collect: " << message << "\n";
-      log->flush();
-    }
-  };
-  // Blocks until a window of quietWindowSeconds had no foreign load.
-  auto waitUntilQuiet = [=, &stats]() -> llvm::Error {
-    auto start = std::chrono::steady_clock::now();
-    bool announced = false;
-    for (;;) {
-      LoadMonitor monitor;
-      std::this_thread::sleep_for(
-          std::chrono::duration<double>(options.quietWindowSeconds));
-      double load = monitor.foreignCores();
-      double waited = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
-      if (load <= options.maxForeignCores) {
-        if (announced)
-          say("machine quiet again after " +
-              llvm::formatv("{0:F0}", waited).str() + " s");
-        stats.waitedSeconds += waited;
-        return llvm::Error::success();
-      }
-      if (!announced)
-        say("machine busy (" + llvm::formatv("{0:F2}", load).str() +
-            " foreign cores): waiting");
-      announced = true;
-      if (waited > options.maxWaitSeconds)
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            "the machine stayed busy for " +
-                llvm::formatv("{0:F0}", waited).str() + " s");
-    }
+  auto waitUntilQuiet = [=, &stats] {
+    return waitForQuietMachine(options, stats, log);
   };
   // Times the reference once, when the machine is quiet.
   auto timeReference = [=, &stats]() -> llvm::Expected<double> {
@@ -372,7 +377,7 @@ MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
       for (unsigned attempt = 0;; ++attempt) {
         llvm::Expected<double> seconds = timeReference();
         if (!seconds) {
-          say(llvm::toString(seconds.takeError()));
+          say(log, llvm::toString(seconds.takeError()));
           break;
         }
         // The first three timings set the baseline (their best).
@@ -387,9 +392,9 @@ MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
         if (*seconds <= options.referenceTolerance * baseline)
           break;
         ++stats.referenceWaits;
-        say("reference kernel at " +
-            llvm::formatv("{0:F3}", *seconds / baseline).str() +
-            "x its baseline: waiting 30 s");
+        say(log, "reference kernel at " +
+                     llvm::formatv("{0:F3}", *seconds / baseline).str() +
+                     "x its baseline: waiting 30 s");
         if (attempt * 30.0 > options.maxWaitSeconds)
           break;
         std::this_thread::sleep_for(std::chrono::seconds(30));
@@ -398,7 +403,7 @@ MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
     for (;;) {
       bool gaveUp = false;
       if (llvm::Error error = waitUntilQuiet()) {
-        say(llvm::toString(std::move(error)) + "; measuring anyway");
+        say(log, llvm::toString(std::move(error)) + "; measuring anyway");
         gaveUp = true;
       }
       LoadMonitor monitor;
@@ -409,8 +414,8 @@ MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
         return results;
       }
       ++stats.remeasured;
-      say("foreign load " + llvm::formatv("{0:F2}", load).str() +
-          " cores during a batch: measuring it again");
+      say(log, "foreign load " + llvm::formatv("{0:F2}", load).str() +
+                   " cores during a batch: measuring it again");
     }
   };
 }

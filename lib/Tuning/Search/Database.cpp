@@ -104,6 +104,19 @@ PlatformEntry PlatformEntry::make(llvm::StringRef target, unsigned threads) {
   return entry;
 }
 
+llvm::Expected<PlatformEntry> PlatformEntry::parseName(llvm::StringRef name) {
+  auto [target, threadsText] = name.split('/');
+  unsigned threads = 0;
+  if (!lookupPlatform(target) || !threadsText.consume_back("t") ||
+      threadsText.getAsInteger(10, threads) || threads == 0)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "platform '" + name +
+            "' is not <target>/<threads>t with a known "
+            "target (e.g. x86-avx512/1t)");
+  return make(target, threads);
+}
+
 std::string mlir::tcl::currentTimeIso() {
   std::time_t now = std::time(nullptr);
   char buffer[32];

@@ -193,7 +193,6 @@ llvm::Error mlir::tcl::exportDataset(TuningDatabase &database,
   auto compressedWorkloads = compressXz(workloadOs.str());
   if (!compressedWorkloads)
     return compressedWorkloads.takeError();
-  llvm::SmallString<256> path(dir);
   auto file = [&](llvm::StringRef name) {
     llvm::SmallString<256> result(dir);
     llvm::sys::path::append(result, name);

@@ -122,10 +122,23 @@ mlir::tcl::rankHeldOut(CostModel &model, llvm::ArrayRef<FeaturizedGroup> test) {
   result.testTasks = test.size();
   result.top1 = topKScore(groups, 1);
   result.top5 = topKScore(groups, 5);
-  if (result.testRecords)
-    result.scoreSecondsPer4096 =
-        result.scoreSeconds * 4096.0 / result.testRecords;
   return result;
+}
+
+double mlir::tcl::timeScoring4096(CostModel &model,
+                                  llvm::ArrayRef<FeaturizedGroup> groups) {
+  std::vector<std::vector<float>> programs;
+  for (const FeaturizedGroup &group : groups)
+    llvm::append_range(programs, group.features);
+  if (programs.empty())
+    return 0;
+  std::vector<std::vector<float>> batch;
+  for (size_t i = 0; i < 4096; ++i)
+    batch.push_back(programs[i % programs.size()]);
+  (void)model.predict(llvm::ArrayRef(batch).take_front(64)); // warm up
+  auto start = std::chrono::steady_clock::now();
+  (void)model.predict(batch);
+  return secondsSince(start);
 }
 
 llvm::Expected<CostModelEvaluation>

@@ -56,6 +56,12 @@ struct LoadGuardStats {
   double referenceSeconds = 0;
 };
 
+/// Blocks until a window of LoadGuardOptions::quietWindowSeconds passes
+/// with at most maxForeignCores of foreign load; an error after
+/// maxWaitSeconds.
+llvm::Error waitForQuietMachine(const LoadGuardOptions &options,
+                                LoadGuardStats &stats, llvm::raw_ostream *log);
+
 /// Wraps `measure`: each batch runs when the machine is quiet and is
 /// measured again if it was not quiet throughout. `reference` is a
 /// candidate timed every LoadGuardOptions::referenceEvery batches (empty

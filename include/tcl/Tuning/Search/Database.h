@@ -56,6 +56,9 @@ struct PlatformEntry {
   std::string features = "{}";
 
   static PlatformEntry make(llvm::StringRef target, unsigned threads);
+  /// The inverse of make's naming: "x86-avx512/2t" -> target and threads
+  /// (static features); an error for a malformed name or unknown target.
+  static llvm::Expected<PlatformEntry> parseName(llvm::StringRef name);
 };
 
 struct TuningRecord {

@@ -47,9 +47,15 @@ struct CostModelEvaluation {
   /// Means over the held-out groups.
   double spearman = 0, ndcg5 = 0, pairwiseAccuracy = 0;
   double trainSeconds = 0;
-  /// Seconds to score the held-out programs, and per 4096 programs.
+  /// Seconds to score the held-out programs group by group, and to score
+  /// 4096 programs in one call (timeScoring4096; 0 if not timed).
   double scoreSeconds = 0, scoreSecondsPer4096 = 0;
 };
+
+/// Seconds to score 4096 programs at once (the programs of `groups`,
+/// cycled), as the search scores a generation's candidates.
+double timeScoring4096(CostModel &model,
+                       llvm::ArrayRef<FeaturizedGroup> groups);
 
 /// Ranks the programs of each `test` group with `model` (already trained).
 CostModelEvaluation rankHeldOut(CostModel &model,
