@@ -121,6 +121,29 @@ TEST_F(CollectTest, LoadGuardRemeasuresDisturbedBatches) {
   EXPECT_GE(calls, 2u);
   EXPECT_GE(stats.remeasured, 1u);
   EXPECT_EQ(stats.batches, 1u);
+  // A quiet window before the first batch and after each disturbed one.
+  EXPECT_EQ(stats.quietWindows, 1u + stats.remeasured);
+}
+
+/// After a quiet batch the next starts without waiting for a quiet window.
+TEST_F(CollectTest, LoadGuardWaitsOnlyAfterDisturbance) {
+  MeasureFn quiet = [](llvm::ArrayRef<MeasureInput> batch) {
+    return std::vector<MeasureResult>(batch.size());
+  };
+  LoadGuardOptions options;
+  options.quietWindowSeconds = 0.05;
+  options.maxWaitSeconds = 5;
+  options.referenceEvery = 0;
+  // Whatever else runs on the test machine is tolerated.
+  options.maxForeignCores = 1e9;
+  LoadGuardStats stats;
+  MeasureFn guarded =
+      guardAgainstLoad(quiet, MeasureInput(), options, stats, nullptr);
+  MeasureInput input;
+  for (int batch = 0; batch < 3; ++batch)
+    EXPECT_EQ(guarded({input}).size(), 1u);
+  EXPECT_EQ(stats.batches, 3u);
+  EXPECT_EQ(stats.quietWindows, 1u);
 }
 
 } // namespace

@@ -314,6 +314,7 @@ llvm::Error mlir::tcl::waitForQuietMachine(const LoadGuardOptions &options,
   auto start = std::chrono::steady_clock::now();
   bool announced = false;
   for (;;) {
+    ++stats.quietWindows;
     LoadMonitor monitor;
     std::this_thread::sleep_for(
         std::chrono::duration<double>(options.quietWindowSeconds));
@@ -345,6 +346,8 @@ MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
                                       LoadGuardStats &stats,
                                       llvm::raw_ostream *log) {
   auto referenceTimings = std::make_shared<std::vector<double>>();
+  // Whether the last batch measured ran on a quiet machine.
+  auto lastBatchQuiet = std::make_shared<bool>(false);
   auto waitUntilQuiet = [=, &stats] {
     return waitForQuietMachine(options, stats, log);
   };
@@ -402,14 +405,17 @@ MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
     }
     for (;;) {
       bool gaveUp = false;
-      if (llvm::Error error = waitUntilQuiet()) {
-        say(log, llvm::toString(std::move(error)) + "; measuring anyway");
-        gaveUp = true;
+      if (!*lastBatchQuiet) {
+        if (llvm::Error error = waitUntilQuiet()) {
+          say(log, llvm::toString(std::move(error)) + "; measuring anyway");
+          gaveUp = true;
+        }
       }
       LoadMonitor monitor;
       std::vector<MeasureResult> results = measure(batch);
       double load = monitor.foreignCores();
-      if (load <= options.maxForeignCores || gaveUp) {
+      *lastBatchQuiet = load <= options.maxForeignCores;
+      if (*lastBatchQuiet || gaveUp) {
         ++stats.batches;
         return results;
       }

@@ -37,7 +37,10 @@ struct LoadGuardOptions {
   /// A batch is re-measured when processes outside this process group
   /// kept more than this many cores busy on average while it ran.
   double maxForeignCores = 0.25;
-  /// Before a batch, wait until a window of this length is that quiet.
+  /// Before the first batch, and after a disturbed one, wait until a
+  /// window of this length is that quiet. After a quiet batch the next one
+  /// starts at once: its own load reading catches anything new, and a
+  /// window before every batch would cost more time than measuring.
   double quietWindowSeconds = 2;
   /// Time the reference every this many batches (0: never) ...
   unsigned referenceEvery = 25;
@@ -51,7 +54,7 @@ struct LoadGuardOptions {
 /// Counters of what the guard did.
 struct LoadGuardStats {
   unsigned batches = 0, remeasured = 0, referenceTimings = 0,
-           referenceWaits = 0;
+           referenceWaits = 0, quietWindows = 0;
   double waitedSeconds = 0;
   double referenceSeconds = 0;
 };
@@ -63,7 +66,7 @@ llvm::Error waitForQuietMachine(const LoadGuardOptions &options,
                                 LoadGuardStats &stats, llvm::raw_ostream *log);
 
 /// Wraps `measure`: each batch runs when the machine is quiet and is
-/// measured again if it was not quiet throughout. `reference` is a
+/// measured again if it was not quiet throughout (see quietWindowSeconds). `reference` is a
 /// candidate timed every LoadGuardOptions::referenceEvery batches (empty
 /// workload: no reference). Messages go to `log`, if any; `stats` is
 /// updated as it goes.
