@@ -23,6 +23,7 @@
 #include <sstream>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace mlir;
@@ -95,7 +96,8 @@ TimingStats mlir::tcl::timeRuns(const std::function<void()> &run,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Reads lines and byte blocks from a socket, optionally with a deadline.
+/// Reads lines and byte blocks from a socket: blocking, optionally with a
+/// deadline, or from what has arrived so far.
 class Reader {
 public:
   explicit Reader(int fd) : fd(fd) {}
@@ -104,28 +106,39 @@ public:
   enum class Outcome { Ok, Closed, TimedOut };
 
   Outcome readLine(std::string &line, Deadline deadline) {
-    while (true) {
-      size_t newline = buffer.find('\n');
-      if (newline != std::string::npos) {
-        line = buffer.substr(0, newline);
-        buffer.erase(0, newline + 1);
-        return Outcome::Ok;
-      }
+    while (!takeLine(line))
       if (Outcome outcome = fill(deadline); outcome != Outcome::Ok)
         return outcome;
-    }
-  }
-
-  Outcome readBytes(size_t count, std::string &bytes, Deadline deadline) {
-    while (buffer.size() < count)
-      if (Outcome outcome = fill(deadline); outcome != Outcome::Ok)
-        return outcome;
-    bytes = buffer.substr(0, count);
-    buffer.erase(0, count);
     return Outcome::Ok;
   }
 
-private:
+  Outcome readBytes(size_t count, std::string &bytes, Deadline deadline) {
+    while (!takeBytes(count, bytes))
+      if (Outcome outcome = fill(deadline); outcome != Outcome::Ok)
+        return outcome;
+    return Outcome::Ok;
+  }
+
+  /// A complete line received so far, if any.
+  bool takeLine(std::string &line) {
+    size_t newline = buffer.find('\n');
+    if (newline == std::string::npos)
+      return false;
+    line = buffer.substr(0, newline);
+    buffer.erase(0, newline + 1);
+    return true;
+  }
+
+  /// `count` bytes received so far, if there are that many.
+  bool takeBytes(size_t count, std::string &bytes) {
+    if (buffer.size() < count)
+      return false;
+    bytes = buffer.substr(0, count);
+    buffer.erase(0, count);
+    return true;
+  }
+
+  /// Reads once what is there (or waits until the deadline for it).
   Outcome fill(Deadline deadline) {
     if (deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -149,9 +162,16 @@ private:
     return Outcome::Ok;
   }
 
+private:
   int fd;
   std::string buffer;
 };
+
+double steadySeconds() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 /// Writes everything; never raises SIGPIPE (a dead peer is an error).
 bool writeAll(int fd, const std::string &data) {
@@ -173,6 +193,10 @@ bool writeAll(int fd, const std::string &data) {
 // Measurer (parent side)
 //===----------------------------------------------------------------------===//
 
+unsigned mlir::tcl::getDefaultParallelBuilds() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 static std::string getDefaultWorkerPath() {
   if (const char *path = std::getenv("TCL_MEASURE_WORKER"))
     return path;
@@ -183,15 +207,59 @@ static std::string getDefaultWorkerPath() {
   return std::string(path);
 }
 
+struct Measurer::Worker {
+  pid_t pid = -1;
+  int socket = -1;
+  std::unique_ptr<Reader> reader;
+};
+
+struct Measurer::Job {
+  enum class State { Waiting, Building, Built, Running, Done };
+  const MeasureInput *input = nullptr;
+  MeasureResult *result = nullptr;
+  State state = State::Waiting;
+  std::string phase = "start";
+  /// Seconds of the timeout not yet used; it runs while the job builds or
+  /// runs, not while it waits for its turn.
+  double secondsLeft = 0;
+  std::chrono::steady_clock::time_point activeSince;
+  /// Size of the message after a RESULT line, still to arrive.
+  std::optional<size_t> messageBytes;
+
+  bool isActive() const {
+    return state == State::Building || state == State::Running;
+  }
+  std::chrono::steady_clock::time_point deadline() const {
+    return activeSince +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+               std::chrono::duration<double>(secondsLeft));
+  }
+  void fail(MeasureStatus status, std::string message) {
+    result->status = status;
+    result->message = std::move(message);
+    state = State::Done;
+  }
+  void pause() {
+    secondsLeft -= std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - activeSince)
+                       .count();
+  }
+};
+
 Measurer::Measurer(MeasureOptions options, std::string workerPath)
     : options(options), workerPath(workerPath.empty() ? getDefaultWorkerPath()
                                                       : std::move(workerPath)) {
+  for (unsigned i = 0; i < std::max(1u, options.parallelBuilds); ++i)
+    workers.push_back(std::make_unique<Worker>());
 }
 
-Measurer::~Measurer() { stopWorker(/*kill=*/false); }
+Measurer::~Measurer() {
+  for (std::unique_ptr<Worker> &worker : workers)
+    stopWorker(*worker, /*kill=*/false);
+}
 
-bool Measurer::ensureWorker(std::string &error) {
-  if (worker > 0)
+bool Measurer::ensureWorker(Worker &worker, std::string &error) {
+  if (worker.pid > 0)
     return true;
   if (!llvm::sys::fs::can_execute(workerPath)) {
     error = "no measurement worker at " + workerPath;
@@ -217,22 +285,24 @@ bool Measurer::ensureWorker(std::string &error) {
     _exit(127);
   }
   close(fds[1]);
-  worker = pid;
-  socket = fds[0];
+  worker.pid = pid;
+  worker.socket = fds[0];
+  worker.reader = std::make_unique<Reader>(fds[0]);
   ++workersStarted;
   return true;
 }
 
-std::string Measurer::stopWorker(bool kill) {
-  if (worker <= 0)
+std::string Measurer::stopWorker(Worker &worker, bool kill) {
+  if (worker.pid <= 0)
     return "";
   if (kill)
-    ::kill(worker, SIGKILL);
-  close(socket);
-  socket = -1;
+    ::kill(worker.pid, SIGKILL);
+  close(worker.socket);
+  worker.socket = -1;
+  worker.reader.reset();
   int status = 0;
-  waitpid(worker, &status, 0);
-  worker = -1;
+  waitpid(worker.pid, &status, 0);
+  worker.pid = -1;
   if (WIFSIGNALED(status))
     return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) +
            " (" + strsignal(WTERMSIG(status)) + ")";
@@ -241,87 +311,189 @@ std::string Measurer::stopWorker(bool kill) {
   return "ended";
 }
 
-std::vector<MeasureResult>
-Measurer::measure(llvm::ArrayRef<MeasureInput> batch) {
-  std::vector<MeasureResult> results;
-  results.reserve(batch.size());
-  for (const MeasureInput &input : batch)
-    results.push_back(measureOne(input));
-  return results;
-}
-
-MeasureResult Measurer::measureOne(const MeasureInput &input) {
-  MeasureResult result;
+bool Measurer::startJob(Worker &worker, Job &job) {
   std::string error;
-  if (!ensureWorker(error)) {
-    result.message = error;
-    return result;
+  if (!ensureWorker(worker, error)) {
+    job.fail(MeasureStatus::WorkerError, error);
+    return false;
   }
+  const MeasureInput &input = *job.input;
   std::ostringstream header;
   header << "MEASURE " << input.entry << ' ' << input.target << ' '
          << input.numThreads << ' ' << options.warmup << ' ' << options.repeats
          << ' ' << (options.flushCache ? 1 : 0) << ' ' << options.tolerance
          << ' ' << input.workload.size() << ' ' << input.candidate.size()
          << '\n';
-  if (!writeAll(socket, header.str() + input.workload + input.candidate)) {
-    result.message = "the worker died before the request (" +
-                     stopWorker(/*kill=*/true) + ")";
-    return result;
+  if (!writeAll(worker.socket, header.str() + input.workload + input.candidate)) {
+    job.fail(MeasureStatus::WorkerError,
+            "the worker died before the request (" +
+                stopWorker(worker, /*kill=*/true) + ")");
+    return false;
   }
+  job.state = Job::State::Building;
+  job.secondsLeft = options.timeoutSeconds;
+  job.activeSince = std::chrono::steady_clock::now();
+  return true;
+}
 
-  auto deadline =
-      std::chrono::steady_clock::now() +
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double>(options.timeoutSeconds));
-  Reader reader(socket);
-  std::string phase = "start", line;
+bool Measurer::receive(Worker &worker, Job &job) {
+  if (worker.reader->fill(std::nullopt) == Reader::Outcome::Closed) {
+    std::string how = stopWorker(worker, /*kill=*/false);
+    // A crash while compiling is the compiler's failure on this candidate;
+    // a crash while running is the kernel's.
+    MeasureStatus status = job.state == Job::State::Running
+                               ? MeasureStatus::RuntimeCrash
+                           : job.phase == "compile" ? MeasureStatus::CompileError
+                                                    : MeasureStatus::WorkerError;
+    job.fail(status, "the worker " + how + " (phase: " + job.phase + ")");
+    return true;
+  }
+  auto malformed = [&](const std::string &line) {
+    stopWorker(worker, /*kill=*/true);
+    job.fail(MeasureStatus::WorkerError,
+            "malformed reply from the worker: " + line);
+    return true;
+  };
+  std::string line;
   while (true) {
-    Reader::Outcome outcome = reader.readLine(line, deadline);
-    if (outcome == Reader::Outcome::TimedOut) {
-      stopWorker(/*kill=*/true);
-      result.status = MeasureStatus::Timeout;
-      result.message = "no result within " +
-                       std::to_string(options.timeoutSeconds) +
-                       " s (phase: " + phase + ")";
-      return result;
+    if (job.messageBytes) {
+      if (!worker.reader->takeBytes(*job.messageBytes, job.result->message))
+        return false;
+      job.state = Job::State::Done;
+      return true;
     }
-    if (outcome == Reader::Outcome::Closed) {
-      std::string how = stopWorker(/*kill=*/false);
-      // A crash while compiling is the compiler's failure on this
-      // candidate; a crash while running is the kernel's.
-      result.status = phase == "run"       ? MeasureStatus::RuntimeCrash
-                      : phase == "compile" ? MeasureStatus::CompileError
-                                           : MeasureStatus::WorkerError;
-      result.message = "the worker " + how + " (phase: " + phase + ")";
-      return result;
-    }
+    if (!worker.reader->takeLine(line))
+      return false;
     llvm::StringRef text(line);
     if (text.consume_front("PHASE ")) {
-      phase = text.str();
+      job.phase = text.str();
       continue;
     }
-    if (!text.consume_front("RESULT ")) {
-      stopWorker(/*kill=*/true);
-      result.message = "unexpected reply from the worker: " + line;
-      return result;
-    }
     std::istringstream fields{text.str()};
+    std::string verb;
+    fields >> verb;
+    if (verb == "READY" && job.state == Job::State::Building) {
+      fields >> job.result->build.start >> job.result->build.end;
+      if (!fields)
+        return malformed(line);
+      job.pause();
+      job.state = Job::State::Built;
+      job.phase = "run";
+      continue;
+    }
+    if (verb != "RESULT")
+      return malformed(line);
     std::string status;
     size_t messageBytes = 0;
-    fields >> status >> result.minSeconds >> result.medianSeconds >>
-        result.maxSeconds >> result.repeats >> result.maxError >> messageBytes;
+    fields >> status >> job.result->minSeconds >> job.result->medianSeconds >>
+        job.result->maxSeconds >> job.result->repeats >>
+        job.result->maxError >> job.result->run.start >> job.result->run.end >>
+        messageBytes;
     std::optional<MeasureStatus> parsed = parseStatus(status);
-    if (!fields || !parsed ||
-        reader.readBytes(messageBytes, result.message, deadline) !=
-            Reader::Outcome::Ok) {
-      stopWorker(/*kill=*/true);
-      result.status = MeasureStatus::WorkerError;
-      result.message = "malformed reply from the worker: " + line;
-      return result;
-    }
-    result.status = *parsed;
-    return result;
+    if (!fields || !parsed)
+      return malformed(line);
+    job.result->status = *parsed;
+    job.messageBytes = messageBytes;
   }
+}
+
+std::vector<MeasureResult>
+Measurer::measure(llvm::ArrayRef<MeasureInput> batch) {
+  using State = Job::State;
+  std::vector<MeasureResult> results(batch.size());
+  std::vector<Job> jobs(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    jobs[i].input = &batch[i];
+    jobs[i].result = &results[i];
+  }
+  // The job of each worker, if any.
+  std::vector<Job *> assigned(workers.size(), nullptr);
+  size_t next = 0;
+  auto count = [&](State state) {
+    return llvm::count_if(
+        assigned, [&](Job *job) { return job && job->state == state; });
+  };
+  while (true) {
+    // A finished job frees its worker.
+    for (Job *&job : assigned)
+      if (job && job->state == State::Done)
+        job = nullptr;
+    // Builds start only while nothing is timed, and only once every built
+    // job has run: a new build while a built job waits would hold that job
+    // (and its worker) back until the build ends, and building would no
+    // longer overlap.
+    if (count(State::Running) == 0 && count(State::Built) == 0)
+      for (size_t w = 0; w < workers.size() && next < jobs.size(); ++w)
+        if (!assigned[w] && startJob(*workers[w], jobs[next++]))
+          assigned[w] = &jobs[next - 1];
+    maxConcurrentBuilds = std::max<unsigned>(maxConcurrentBuilds,
+                                             count(State::Building));
+    // A run starts once no build is going on.
+    if (count(State::Running) == 0 && count(State::Building) == 0) {
+      for (size_t w = 0; w < workers.size(); ++w) {
+        Job *job = assigned[w];
+        if (!job || job->state != State::Built)
+          continue;
+        job->activeSince = std::chrono::steady_clock::now();
+        if (writeAll(workers[w]->socket, "RUN\n"))
+          job->state = State::Running;
+        else
+          job->fail(MeasureStatus::WorkerError,
+                  "the worker died before its run (" +
+                      stopWorker(*workers[w], /*kill=*/true) + ")");
+        break;
+      }
+    }
+    if (next == jobs.size() &&
+        llvm::all_of(assigned, [](Job *job) { return !job; }))
+      break;
+    if (llvm::any_of(assigned,
+                     [](Job *job) { return job && job->state == State::Done; }))
+      continue;
+
+    // Wait for a worker to say something, or for the next deadline.
+    std::vector<pollfd> polled;
+    std::vector<size_t> polledWorkers;
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    for (size_t w = 0; w < workers.size(); ++w) {
+      if (!assigned[w])
+        continue;
+      polled.push_back({workers[w]->socket, POLLIN, 0});
+      polledWorkers.push_back(w);
+      if (assigned[w]->isActive() &&
+          (!deadline || assigned[w]->deadline() < *deadline))
+        deadline = assigned[w]->deadline();
+    }
+    int timeoutMs = -1;
+    if (deadline)
+      timeoutMs = std::max<int64_t>(
+          0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                 *deadline - std::chrono::steady_clock::now())
+                     .count() +
+                 1);
+    int ready = poll(polled.data(), polled.size(), timeoutMs);
+    if (ready < 0 && errno != EINTR) {
+      for (size_t w : polledWorkers)
+        assigned[w]->fail(MeasureStatus::WorkerError,
+                std::string("poll: ") + std::strerror(errno) + " (" +
+                    stopWorker(*workers[w], /*kill=*/true) + ")");
+      continue;
+    }
+    for (size_t i = 0; ready > 0 && i < polled.size(); ++i)
+      if (polled[i].revents)
+        receive(*workers[polledWorkers[i]], *assigned[polledWorkers[i]]);
+    auto now = std::chrono::steady_clock::now();
+    for (size_t w = 0; w < workers.size(); ++w) {
+      Job *job = assigned[w];
+      if (!job || !job->isActive() || job->deadline() > now)
+        continue;
+      stopWorker(*workers[w], /*kill=*/true);
+      job->fail(MeasureStatus::Timeout,
+              "no result within " + std::to_string(options.timeoutSeconds) +
+                  " s (phase: " + job->phase + ")");
+    }
+  }
+  return results;
 }
 
 //===----------------------------------------------------------------------===//
@@ -338,10 +510,9 @@ struct Request {
 
 class Worker {
 public:
-  explicit Worker(int fd) : fd(fd) {}
+  explicit Worker(int fd) : fd(fd), reader(fd) {}
 
   int serve() {
-    Reader reader(fd);
     std::string line;
     while (reader.readLine(line, std::nullopt) == Reader::Outcome::Ok) {
       Request request;
@@ -360,7 +531,12 @@ public:
           reader.readBytes(candidateBytes, request.candidate, std::nullopt) !=
               Reader::Outcome::Ok)
         return 2;
-      if (!reply(handle(request)))
+      runTime = ClockInterval();
+      std::optional<MeasureResult> result = handle(request);
+      if (runTime.start > 0)
+        runTime.end = steadySeconds();
+      // No result: the parent is gone.
+      if (!result || !reply(*result))
         return 2;
     }
     return 0;
@@ -377,7 +553,8 @@ private:
     out << "RESULT " << toString(result.status).str() << ' '
         << result.minSeconds << ' ' << result.medianSeconds << ' '
         << result.maxSeconds << ' ' << result.repeats << ' ' << result.maxError
-        << ' ' << result.message.size() << '\n'
+        << ' ' << runTime.start << ' ' << runTime.end << ' '
+        << result.message.size() << '\n'
         << result.message;
     return writeAll(fd, out.str());
   }
@@ -389,7 +566,23 @@ private:
     return result;
   }
 
-  MeasureResult handle(const Request &request) {
+  /// Tells the parent the build is done and waits for its turn to run;
+  /// false if the parent is gone.
+  bool waitForTurn(double buildStart) {
+    std::ostringstream ready;
+    ready.precision(17);
+    ready << "READY " << buildStart << ' ' << steadySeconds() << '\n';
+    std::string line;
+    if (!writeAll(fd, ready.str()) ||
+        reader.readLine(line, std::nullopt) != Reader::Outcome::Ok ||
+        line != "RUN")
+      return false;
+    runTime.start = steadySeconds();
+    return true;
+  }
+
+  std::optional<MeasureResult> handle(const Request &request) {
+    double buildStart = steadySeconds();
     const Platform *platform = lookupPlatform(request.target);
     if (!platform || platform->kind != PlatformKind::CPU)
       return failure(MeasureStatus::CompileError,
@@ -433,7 +626,8 @@ private:
       return failure(MeasureStatus::CompileError,
                      "the candidate's signature differs from the workload's");
 
-    phase("run");
+    if (!waitForTurn(buildStart))
+      return std::nullopt;
     std::vector<Buffer> outputs = candidate->getSignature().makeOutputs();
     if (llvm::Error error = candidate->run(reference.inputs, outputs))
       return failure(MeasureStatus::CompileError,
@@ -467,6 +661,9 @@ private:
   };
 
   int fd;
+  Reader reader;
+  /// When the current request ran (the check and the timed runs).
+  ClockInterval runTime;
   std::map<std::string, Reference> references;
 };
 } // namespace

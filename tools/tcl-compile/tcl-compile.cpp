@@ -139,6 +139,12 @@ static llvm::cl::opt<unsigned>
     measureRepeats("measure-repeats",
                    llvm::cl::desc("Timed runs per candidate"),
                    llvm::cl::init(10), llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<unsigned> parallelBuilds(
+    "parallel-builds",
+    llvm::cl::desc("Candidates compiled at the same time (default: one a "
+                   "core); timed runs still go one at a time, with no "
+                   "build running"),
+    llvm::cl::init(0), llvm::cl::cat(tuningCategory));
 static llvm::cl::opt<double> measureTimeout(
     "measure-timeout",
     llvm::cl::desc("Seconds a candidate may take (compile, check, runs) "
@@ -276,6 +282,8 @@ int main(int argc, char **argv) {
       tcl::MeasureOptions measureOptions;
       measureOptions.repeats = measureRepeats;
       measureOptions.timeoutSeconds = measureTimeout;
+      measureOptions.parallelBuilds =
+          parallelBuilds ? parallelBuilds : tcl::getDefaultParallelBuilds();
       tcl::Measurer measurer(measureOptions);
       tcl::Tuner tuner(**database, options,
                        [&](llvm::ArrayRef<tcl::MeasureInput> batch) {

@@ -105,6 +105,12 @@ static llvm::cl::opt<double> randomFraction(
 static llvm::cl::opt<unsigned>
     measureRepeats("measure-repeats", llvm::cl::desc("Timed runs per program"),
                    llvm::cl::init(5), llvm::cl::cat(collectCategory));
+static llvm::cl::opt<unsigned> parallelBuilds(
+    "parallel-builds",
+    llvm::cl::desc("Candidates compiled at the same time (default: one a "
+                   "core); timed runs still go one at a time, with no "
+                   "build running"),
+    llvm::cl::init(0), llvm::cl::cat(collectCategory));
 static llvm::cl::opt<double> measureTimeout(
     "measure-timeout",
     llvm::cl::desc("Seconds one program may take (compile and runs)"),
@@ -206,6 +212,8 @@ static int collect(TuningDatabase &database) {
   measureOptions.repeats = measureRepeats;
   measureOptions.warmup = 1;
   measureOptions.timeoutSeconds = measureTimeout;
+  measureOptions.parallelBuilds =
+      parallelBuilds ? parallelBuilds : getDefaultParallelBuilds();
   Measurer measurer(measureOptions);
   MeasureFn measure = [&](llvm::ArrayRef<MeasureInput> batch) {
     return measurer.measure(batch);
