@@ -324,10 +324,11 @@ bool Measurer::startJob(Worker &worker, Job &job) {
          << ' ' << (options.flushCache ? 1 : 0) << ' ' << options.tolerance
          << ' ' << input.workload.size() << ' ' << input.candidate.size()
          << '\n';
-  if (!writeAll(worker.socket, header.str() + input.workload + input.candidate)) {
+  if (!writeAll(worker.socket,
+                header.str() + input.workload + input.candidate)) {
     job.fail(MeasureStatus::WorkerError,
-            "the worker died before the request (" +
-                stopWorker(worker, /*kill=*/true) + ")");
+             "the worker died before the request (" +
+                 stopWorker(worker, /*kill=*/true) + ")");
     return false;
   }
   job.state = Job::State::Building;
@@ -341,17 +342,17 @@ bool Measurer::receive(Worker &worker, Job &job) {
     std::string how = stopWorker(worker, /*kill=*/false);
     // A crash while compiling is the compiler's failure on this candidate;
     // a crash while running is the kernel's.
-    MeasureStatus status = job.state == Job::State::Running
-                               ? MeasureStatus::RuntimeCrash
-                           : job.phase == "compile" ? MeasureStatus::CompileError
-                                                    : MeasureStatus::WorkerError;
+    MeasureStatus status =
+        job.state == Job::State::Running ? MeasureStatus::RuntimeCrash
+        : job.phase == "compile"         ? MeasureStatus::CompileError
+                                         : MeasureStatus::WorkerError;
     job.fail(status, "the worker " + how + " (phase: " + job.phase + ")");
     return true;
   }
   auto malformed = [&](const std::string &line) {
     stopWorker(worker, /*kill=*/true);
     job.fail(MeasureStatus::WorkerError,
-            "malformed reply from the worker: " + line);
+             "malformed reply from the worker: " + line);
     return true;
   };
   std::string line;
@@ -386,9 +387,8 @@ bool Measurer::receive(Worker &worker, Job &job) {
     std::string status;
     size_t messageBytes = 0;
     fields >> status >> job.result->minSeconds >> job.result->medianSeconds >>
-        job.result->maxSeconds >> job.result->repeats >>
-        job.result->maxError >> job.result->run.start >> job.result->run.end >>
-        messageBytes;
+        job.result->maxSeconds >> job.result->repeats >> job.result->maxError >>
+        job.result->run.start >> job.result->run.end >> messageBytes;
     std::optional<MeasureStatus> parsed = parseStatus(status);
     if (!fields || !parsed)
       return malformed(line);
@@ -410,8 +410,8 @@ Measurer::measure(llvm::ArrayRef<MeasureInput> batch) {
   std::vector<Job *> assigned(workers.size(), nullptr);
   size_t next = 0;
   auto count = [&](State state) {
-    return llvm::count_if(
-        assigned, [&](Job *job) { return job && job->state == state; });
+    return llvm::count_if(assigned,
+                          [&](Job *job) { return job && job->state == state; });
   };
   while (true) {
     // A finished job frees its worker.
@@ -426,8 +426,8 @@ Measurer::measure(llvm::ArrayRef<MeasureInput> batch) {
       for (size_t w = 0; w < workers.size() && next < jobs.size(); ++w)
         if (!assigned[w] && startJob(*workers[w], jobs[next++]))
           assigned[w] = &jobs[next - 1];
-    maxConcurrentBuilds = std::max<unsigned>(maxConcurrentBuilds,
-                                             count(State::Building));
+    maxConcurrentBuilds =
+        std::max<unsigned>(maxConcurrentBuilds, count(State::Building));
     // A run starts once no build is going on.
     if (count(State::Running) == 0 && count(State::Building) == 0) {
       for (size_t w = 0; w < workers.size(); ++w) {
@@ -439,8 +439,8 @@ Measurer::measure(llvm::ArrayRef<MeasureInput> batch) {
           job->state = State::Running;
         else
           job->fail(MeasureStatus::WorkerError,
-                  "the worker died before its run (" +
-                      stopWorker(*workers[w], /*kill=*/true) + ")");
+                    "the worker died before its run (" +
+                        stopWorker(*workers[w], /*kill=*/true) + ")");
         break;
       }
     }
@@ -475,8 +475,8 @@ Measurer::measure(llvm::ArrayRef<MeasureInput> batch) {
     if (ready < 0 && errno != EINTR) {
       for (size_t w : polledWorkers)
         assigned[w]->fail(MeasureStatus::WorkerError,
-                std::string("poll: ") + std::strerror(errno) + " (" +
-                    stopWorker(*workers[w], /*kill=*/true) + ")");
+                          std::string("poll: ") + std::strerror(errno) + " (" +
+                              stopWorker(*workers[w], /*kill=*/true) + ")");
       continue;
     }
     for (size_t i = 0; ready > 0 && i < polled.size(); ++i)
@@ -489,8 +489,8 @@ Measurer::measure(llvm::ArrayRef<MeasureInput> batch) {
         continue;
       stopWorker(*workers[w], /*kill=*/true);
       job->fail(MeasureStatus::Timeout,
-              "no result within " + std::to_string(options.timeoutSeconds) +
-                  " s (phase: " + job->phase + ")");
+                "no result within " + std::to_string(options.timeoutSeconds) +
+                    " s (phase: " + job->phase + ")");
     }
   }
   return results;

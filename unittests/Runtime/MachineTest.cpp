@@ -6,12 +6,10 @@
 
 #include "tcl/Runtime/Machine.h"
 
+#include "../Support/ForeignLoad.h"
+
 #include <chrono>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <thread>
-#include <unistd.h>
 
 using namespace mlir::tcl;
 
@@ -54,24 +52,10 @@ TEST(MachineTest, ProbesEveryPlatformThisHostRuns) {
 /// foreign load; the monitor sees about one core of it.
 TEST(MachineTest, LoadMonitorSeesOtherProcessGroups) {
   LoadMonitor monitor;
-  pid_t child = fork();
+  pid_t child = test::spinInOtherProcessGroup(std::chrono::milliseconds(600));
   ASSERT_GE(child, 0);
-  if (child == 0) {
-    setpgid(0, 0);
-    auto start = std::chrono::steady_clock::now();
-    volatile double sink = 0;
-    while (std::chrono::steady_clock::now() - start <
-           std::chrono::milliseconds(600))
-      sink = sink + 1;
-    _exit(0);
-  }
-  // Wait for the exit without reaping: once reaped, the child's time would
-  // count as this process's own (its children's totals).
-  siginfo_t info;
-  ASSERT_EQ(waitid(P_PID, child, &info, WEXITED | WNOWAIT), 0);
   double foreign = monitor.foreignCores();
-  int status = 0;
-  waitpid(child, &status, 0);
+  test::reap(child);
   EXPECT_GT(foreign, 0.3);
 }
 

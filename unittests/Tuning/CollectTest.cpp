@@ -9,6 +9,10 @@
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Search/SearchSpace.h"
 
+#include "../Support/TclTest.h"
+
+#include "../Support/ForeignLoad.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -16,24 +20,24 @@
 #include <chrono>
 #include <gtest/gtest.h>
 #include <set>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tcl;
 
 namespace {
 
-class CollectTest : public ::testing::Test {
+/// Guard options for tests: short windows, no reference kernel.
+LoadGuardOptions fastGuardOptions() {
+  LoadGuardOptions options;
+  options.quietWindowSeconds = 0.05;
+  options.maxWaitSeconds = 5;
+  options.referenceEvery = 0;
+  return options;
+}
+
+class CollectTest : public test::TclTest {
 protected:
-  CollectTest() {
-    DialectRegistry registry;
-    registerTclDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-  MLIRContext context;
 };
 
 TEST_F(CollectTest, RandomTasksAreReproducibleAndSearchable) {
@@ -87,31 +91,17 @@ TEST_F(CollectTest, LoadGuardRemeasuresDisturbedBatches) {
   unsigned calls = 0;
   MeasureFn disturbed = [&](llvm::ArrayRef<MeasureInput> batch) {
     if (calls++ == 0) {
-      pid_t child = fork();
-      if (child == 0) {
-        setpgid(0, 0);
-        auto start = std::chrono::steady_clock::now();
-        volatile double sink = 0;
-        while (std::chrono::steady_clock::now() - start <
-               std::chrono::milliseconds(600))
-          sink = sink + 1;
-        _exit(0);
-      }
-      siginfo_t info;
-      waitid(P_PID, child, &info, WEXITED | WNOWAIT);
+      pid_t child =
+          test::spinInOtherProcessGroup(std::chrono::milliseconds(600));
       // Reaped after the guard's monitor has read it (below, next call).
       std::thread([child] {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        int status;
-        waitpid(child, &status, 0);
+        test::reap(child);
       }).detach();
     }
     return std::vector<MeasureResult>(batch.size());
   };
-  LoadGuardOptions options;
-  options.quietWindowSeconds = 0.05;
-  options.maxWaitSeconds = 5;
-  options.referenceEvery = 0;
+  LoadGuardOptions options = fastGuardOptions();
   LoadGuardStats stats;
   MeasureFn guarded =
       guardAgainstLoad(disturbed, MeasureInput(), options, stats, nullptr);
@@ -130,10 +120,7 @@ TEST_F(CollectTest, LoadGuardWaitsOnlyAfterDisturbance) {
   MeasureFn quiet = [](llvm::ArrayRef<MeasureInput> batch) {
     return std::vector<MeasureResult>(batch.size());
   };
-  LoadGuardOptions options;
-  options.quietWindowSeconds = 0.05;
-  options.maxWaitSeconds = 5;
-  options.referenceEvery = 0;
+  LoadGuardOptions options = fastGuardOptions();
   // Whatever else runs on the test machine is tolerated.
   options.maxForeignCores = 1e9;
   LoadGuardStats stats;

@@ -11,6 +11,8 @@
 #include "tcl/Tuning/Search/Metrics.h"
 #include "tcl/Tuning/Search/SearchSpace.h"
 
+#include "../Support/TclTest.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -82,17 +84,8 @@ func.func @g(%x: tensor<1x18x18x16xf32>, %w: tensor<3x3x16x32xf32>,
 }
 )mlir";
 
-class SearchTest : public ::testing::Test {
+class SearchTest : public test::TclTest {
 protected:
-  SearchTest() {
-    DialectRegistry registry;
-    registerTclDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-  OwningOpRef<ModuleOp> parse(const char *source) {
-    return parseSourceString<ModuleOp>(source, &context);
-  }
   std::string tempPath(llvm::StringRef suffix) {
     llvm::SmallString<128> path;
     EXPECT_FALSE(
@@ -118,7 +111,6 @@ protected:
     return succeeded(verify(schedule));
   }
 
-  MLIRContext context;
   std::vector<std::string> paths;
 };
 

@@ -7,6 +7,8 @@
 #include "tcl/Tuning/Tokenizer.h"
 #include "tcl/Registration/Registration.h"
 
+#include "../Support/TclTest.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -36,19 +38,8 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
 }
 )mlir";
 
-class TokenizerTest : public ::testing::Test {
+class TokenizerTest : public test::TclTest {
 protected:
-  TokenizerTest() {
-    DialectRegistry registry;
-    registerTclDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-
-  OwningOpRef<ModuleOp> parse(const char *source) {
-    return parseSourceString<ModuleOp>(source, &context);
-  }
-
   static ScheduleOp getSchedule(ModuleOp module) {
     ScheduleOp schedule;
     module.walk([&](ScheduleOp op) { schedule = op; });
@@ -68,8 +59,6 @@ protected:
                   unsigned col) {
     return matrix[row * Tokenizer::kWidth + col];
   }
-
-  MLIRContext context;
 };
 
 // Offsets of the layout documented in Tokenizer.h.

@@ -66,10 +66,10 @@ llvm::Error waitForQuietMachine(const LoadGuardOptions &options,
                                 LoadGuardStats &stats, llvm::raw_ostream *log);
 
 /// Wraps `measure`: each batch runs when the machine is quiet and is
-/// measured again if it was not quiet throughout (see quietWindowSeconds). `reference` is a
-/// candidate timed every LoadGuardOptions::referenceEvery batches (empty
-/// workload: no reference). Messages go to `log`, if any; `stats` is
-/// updated as it goes.
+/// measured again if it was not quiet throughout (see quietWindowSeconds).
+/// `reference` is a candidate timed every LoadGuardOptions::referenceEvery
+/// batches (empty workload: no reference). Messages go to `log`, if any;
+/// `stats` is updated as it goes.
 MeasureFn guardAgainstLoad(MeasureFn measure, MeasureInput reference,
                            LoadGuardOptions options, LoadGuardStats &stats,
                            llvm::raw_ostream *log);
