@@ -32,6 +32,7 @@ mlir::tcl::featurizeGroups(TuningDatabase &database,
                            FeatureKind kind, MLIRContext *context) {
   context->loadDialect<TclDialect>();
   std::map<std::string, std::optional<HardwareFeatures>> hardware;
+  std::map<std::string, TaskFeatures> tasks;
   std::vector<FeaturizedGroup> result;
   for (const DatasetGroup &group : groups) {
     if (!hardware.count(group.platform)) {
@@ -42,20 +43,27 @@ mlir::tcl::featurizeGroups(TuningDatabase &database,
                    : std::nullopt;
     }
     const std::optional<HardwareFeatures> &known = hardware[group.platform];
-    std::optional<WorkloadEntry> workload =
-        database.getWorkload(group.workloadKey);
-    OwningOpRef<ModuleOp> module =
-        workload ? parseSourceString<ModuleOp>(workload->module, context)
-                 : OwningOpRef<ModuleOp>();
-    auto anchor =
-        module ? dyn_cast_or_null<linalg::LinalgOp>(findTaskAnchor(*module))
-               : linalg::LinalgOp();
-    FailureOr<TaskFeatures> task =
-        anchor ? TaskFeatures::fromAnchor(anchor) : FailureOr<TaskFeatures>();
-    if (failed(task))
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "workload '" + group.workloadKey.substr(0, 60) + "' does not parse");
+    // A workload's groups on other platforms share its task features.
+    auto taskIt = tasks.find(group.workloadKey);
+    if (taskIt == tasks.end()) {
+      std::optional<WorkloadEntry> workload =
+          database.getWorkload(group.workloadKey);
+      OwningOpRef<ModuleOp> module =
+          workload ? parseSourceString<ModuleOp>(workload->module, context)
+                   : OwningOpRef<ModuleOp>();
+      auto anchor =
+          module ? dyn_cast_or_null<linalg::LinalgOp>(findTaskAnchor(*module))
+                 : linalg::LinalgOp();
+      FailureOr<TaskFeatures> task =
+          anchor ? TaskFeatures::fromAnchor(anchor) : FailureOr<TaskFeatures>();
+      if (failed(task))
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "workload '" +
+                                           group.workloadKey.substr(0, 60) +
+                                           "' does not parse");
+      taskIt = tasks.emplace(group.workloadKey, *task).first;
+    }
+    const TaskFeatures &task = taskIt->second;
     FeaturizedGroup featurized;
     featurized.workloadKey = group.workloadKey;
     featurized.platform = group.platform;
@@ -66,7 +74,7 @@ mlir::tcl::featurizeGroups(TuningDatabase &database,
       if (!schedule)
         continue;
       FailureOr<std::vector<float>> features =
-          featurize(schedule, *task, known ? &*known : nullptr, kind);
+          featurize(schedule, task, known ? &*known : nullptr, kind);
       if (failed(features))
         continue;
       featurized.features.push_back(std::move(*features));
@@ -86,8 +94,7 @@ mlir::tcl::makeSamples(llvm::ArrayRef<FeaturizedGroup> groups) {
     for (double latency : group.latencies)
       best = std::min(best, latency);
     for (auto [features, latency] : llvm::zip(group.features, group.latencies))
-      samples.push_back({features,
-                         std::isfinite(latency) ? float(best / latency) : 0.0f,
+      samples.push_back({features, relativeThroughput(latency, best),
                          static_cast<unsigned>(index)});
   }
   return samples;

@@ -509,11 +509,10 @@ TuningRun::measureAndRecord(size_t taskIndex, std::vector<Candidate> batch,
 llvm::Error TuningRun::refitModel() {
   std::vector<CostSample> samples;
   for (auto [group, task] : llvm::enumerate(tasks))
-    for (const auto &[features, seconds] : task->samples) {
-      double best = task->report.bestSeconds;
-      float label = std::isfinite(seconds) && best > 0 ? best / seconds : 0;
-      samples.push_back({features, label, static_cast<unsigned>(group)});
-    }
+    for (const auto &[features, seconds] : task->samples)
+      samples.push_back({features,
+                         relativeThroughput(seconds, task->report.bestSeconds),
+                         static_cast<unsigned>(group)});
   return model->update(samples);
 }
 

@@ -24,6 +24,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <random>
@@ -39,6 +40,14 @@ struct CostSample {
   /// Which task the sample belongs to (for ranking objectives).
   unsigned group = 0;
 };
+
+/// The label of a sample that took `seconds` in a task whose best took
+/// `bestSeconds` (infinite or unknown: 0, a failure).
+inline float relativeThroughput(double seconds, double bestSeconds) {
+  return std::isfinite(seconds) && seconds > 0 && bestSeconds > 0
+             ? static_cast<float>(bestSeconds / seconds)
+             : 0.0f;
+}
 
 /// What a model reads of a schedule: the fixed-length summary vector
 /// (scheduleFeatures) or the whole token matrix (Tokenizer, [rows, kWidth]).
