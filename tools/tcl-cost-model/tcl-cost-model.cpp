@@ -77,6 +77,10 @@ static llvm::cl::opt<std::string> loss("loss",
 static llvm::cl::opt<double> learningRate("learning-rate",
                                           llvm::cl::desc("Adam's step size"),
                                           llvm::cl::init(1e-3));
+static llvm::cl::opt<bool>
+    cosineDecay("cosine-decay",
+                llvm::cl::desc("Decay the learning rate along a half cosine"),
+                llvm::cl::init(false));
 static llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("Seed"),
                                     llvm::cl::init(1));
 static llvm::cl::opt<unsigned>
@@ -187,6 +191,7 @@ std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times) {
   options.epochs = epochs;
   options.fineTuneEpochs = epochs;
   options.learningRate = learningRate;
+  options.cosineDecay = cosineDecay;
   options.threads = threads;
   options.onEpoch = [&times, name = name.str()](unsigned epoch, double mean,
                                                 double seconds) {

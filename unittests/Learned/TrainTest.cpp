@@ -121,6 +121,32 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(ModelKind::Mamba, ModelKind::Transformer, ModelKind::MLP),
     [](const auto &info) { return getModelKindName(info.param).str(); });
 
+TEST(Training, CosineDecayRunsFromTheRateToItsFloor) {
+  TrainOptions options;
+  options.learningRate = 2e-3;
+  EXPECT_EQ(learningRateAt(options, 0, 101), 2e-3);
+  EXPECT_EQ(learningRateAt(options, 100, 101), 2e-3);
+  options.cosineDecay = true;
+  options.minLearningRateFraction = 0.1;
+  EXPECT_DOUBLE_EQ(learningRateAt(options, 0, 101), 2e-3);
+  EXPECT_DOUBLE_EQ(learningRateAt(options, 50, 101), 2e-3 * 0.55);
+  EXPECT_DOUBLE_EQ(learningRateAt(options, 100, 101), 2e-3 * 0.1);
+  EXPECT_DOUBLE_EQ(learningRateAt(options, 25, 101),
+                   2e-3 * (0.1 + 0.9 * 0.5 * (1 + std::sqrt(0.5))));
+  // One batch in all: the full rate.
+  EXPECT_DOUBLE_EQ(learningRateAt(options, 0, 1), 2e-3);
+
+  // A floor outside [0, 1] is refused.
+  ProgramSet train = makeTasks(2, 4, 0, 3);
+  auto model = RankingModel::create(ModelConfig(ModelKind::MLP, kRows, kWidth));
+  ASSERT_TRUE(bool(model));
+  options.minLearningRateFraction = 1.5;
+  llvm::Error error = (*model)->train(train, options);
+  ASSERT_TRUE(bool(error));
+  EXPECT_NE(llvm::toString(std::move(error)).find("least learning rate"),
+            std::string::npos);
+}
+
 TEST(Training, MseRunsAndSingleProgramTasksAreSkippedByLambdaRank) {
   ProgramSet train = makeTasks(6, 1, 0, 3); // one program per task
   auto model = RankingModel::create(ModelConfig(ModelKind::MLP, kRows, kWidth));

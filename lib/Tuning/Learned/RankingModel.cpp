@@ -367,6 +367,16 @@ RankingModel::predict(const ProgramSet &programs) const {
 // Training
 //===----------------------------------------------------------------------===//
 
+double mlir::tcl::learned::learningRateAt(const TrainOptions &options,
+                                          size_t step, size_t totalSteps) {
+  if (!options.cosineDecay || totalSteps < 2)
+    return options.learningRate;
+  double progress = std::min(1.0, double(step) / double(totalSteps - 1));
+  double low = options.minLearningRateFraction;
+  return options.learningRate *
+         (low + (1 - low) * 0.5 * (1 + std::cos(M_PI * progress)));
+}
+
 llvm::Error RankingModel::Impl::train(const ProgramSet &data,
                                       const TrainOptions &options) {
   const size_t perProgram = size_t(config.rows) * config.width;
@@ -392,6 +402,20 @@ llvm::Error RankingModel::Impl::train(const ProgramSet &data,
                                torch::optim::AdamOptions(options.learningRate)
                                    .weight_decay(options.weightDecay));
   net->train();
+
+  // Every epoch has the same number of batches: one a groupsPerBatch
+  // pieces.
+  size_t piecesPerEpoch = 0;
+  for (auto &[group, members] : byGroup)
+    piecesPerEpoch += (members.size() + perGroup - 1) / perGroup;
+  const size_t totalBatches =
+      options.epochs * ((piecesPerEpoch + groupsPerBatch - 1) / groupsPerBatch);
+  size_t step = 0;
+  auto setLearningRate = [&] {
+    double rate = learningRateAt(options, step, totalBatches);
+    for (torch::optim::OptimizerParamGroup &group : optimizer.param_groups())
+      static_cast<torch::optim::AdamOptions &>(group.options()).lr(rate);
+  };
 
   std::vector<float> batchInputs;
   std::vector<float> batchLabels;
@@ -447,7 +471,9 @@ llvm::Error RankingModel::Impl::train(const ProgramSet &data,
       }
       optimizer.zero_grad();
       loss.backward();
+      setLearningRate();
       optimizer.step();
+      ++step;
       double value = loss.item<double>();
       if (!std::isfinite(value))
         return makeError("training diverged: the " +
@@ -476,9 +502,11 @@ llvm::Error RankingModel::train(const ProgramSet &data,
   if (data.size() == 0)
     return makeError("train: no programs to learn from");
   if (!(options.learningRate > 0) || !(options.weightDecay >= 0) ||
-      !(options.sigma > 0))
+      !(options.sigma > 0) || !(options.minLearningRateFraction >= 0) ||
+      !(options.minLearningRateFraction <= 1))
     return makeError("train: learning rate and sigma must be positive, "
-                     "weight decay not negative");
+                     "weight decay not negative, the least learning rate "
+                     "fraction in [0, 1]");
   return guarded("training the " + getModelKindName(impl->config.kind).str() +
                      " cost model",
                  [&] { return impl->train(data, options); });

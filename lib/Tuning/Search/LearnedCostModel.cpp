@@ -68,6 +68,7 @@ public:
     train.loss = *loss;
     train.epochs = trained ? options.fineTuneEpochs : options.epochs;
     train.learningRate = options.learningRate;
+    train.cosineDecay = options.cosineDecay;
     train.threads = options.threads;
     train.seed = seed + updates++;
     train.onEpoch = options.onEpoch;

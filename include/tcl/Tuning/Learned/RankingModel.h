@@ -117,6 +117,11 @@ struct TrainOptions {
   /// Adam's step size and (L2) weight decay.
   double learningRate = 1e-3;
   double weightDecay = 1e-5;
+  /// With cosine decay the step size falls from learningRate to
+  /// minLearningRateFraction of it along a half cosine over the run's
+  /// batches; without, it stays constant.
+  bool cosineDecay = false;
+  double minLearningRateFraction = 0.05;
   /// A batch holds up to programsPerGroup programs of each of
   /// groupsPerBatch tasks. Each epoch shuffles every task's programs, cuts
   /// them into pieces of at most programsPerGroup, shuffles the pieces and
@@ -133,6 +138,10 @@ struct TrainOptions {
   /// epoch took.
   std::function<void(unsigned epoch, double meanLoss, double seconds)> onEpoch;
 };
+
+/// The step size of batch `step` (0-based) of a run of `totalSteps`.
+double learningRateAt(const TrainOptions &options, size_t step,
+                      size_t totalSteps);
 
 class RankingModel {
 public:

@@ -79,6 +79,8 @@ struct LearnedModelOptions {
   /// calls update after every batch with everything measured so far.
   unsigned epochs = 20, fineTuneEpochs = 3;
   double learningRate = 1e-3;
+  /// Decay the step size along a half cosine over each update's batches.
+  bool cosineDecay = false;
   /// Threads for training and scoring; 0 = all. One by default: on a
   /// machine whose cores are shared, OpenMP's spinning barriers make two
   /// threads many times slower than one (RECIPES.md).
