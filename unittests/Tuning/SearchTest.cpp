@@ -460,6 +460,36 @@ TEST_F(SearchTest, CollectionFillsEveryTaskToItsQuota) {
   EXPECT_GT(proposers["random/top-k"] + proposers["random/epsilon"], 0u);
 }
 
+/// The default schedules of several tasks are measured together, batchSize
+/// at a time, so that they can build in parallel.
+TEST_F(SearchTest, DefaultsOfSeveralTasksShareABatch) {
+  OwningOpRef<ModuleOp> module = parse(kWindowOps);
+  extractTasks(*module);
+  auto db = TuningDatabase::open(tempPath("db"));
+  ASSERT_TRUE(bool(db));
+  TuningOptions options = smallOptions("random");
+  options.batchSize = 3;
+  options.trials = 4;
+  std::vector<std::vector<std::string>> batches;
+  Tuner tuner(**db, options, [&](llvm::ArrayRef<MeasureInput> batch) {
+    batches.emplace_back();
+    for (const MeasureInput &input : batch)
+      batches.back().push_back(input.workload);
+    return fakeMeasure(batch);
+  });
+  auto report = tuner.tune(*module);
+  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  // Four tasks, four trials: the four defaults, three then one.
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(batches[0].size(), 3u);
+  EXPECT_EQ(batches[1].size(), 1u);
+  std::set<std::string> workloads(batches[0].begin(), batches[0].end());
+  workloads.insert(batches[1].begin(), batches[1].end());
+  EXPECT_EQ(workloads.size(), 4u);
+  for (const TaskReport &task : report->tasks)
+    EXPECT_GT(task.defaultSeconds, 0) << task.name;
+}
+
 /// Held-out evaluation: trains on every other task of a database and ranks
 /// the rest.
 TEST_F(SearchTest, EvaluatesOnHeldOutTasks) {

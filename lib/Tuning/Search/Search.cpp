@@ -191,9 +191,15 @@ private:
                                  std::vector<std::string> &proposers);
   /// The task's workload with `schedule` added: what the worker measures.
   std::string candidateModule(TaskState &task, llvm::StringRef schedule);
-  llvm::Error measureAndRecord(size_t taskIndex,
-                               std::vector<Candidate> candidates,
-                               const std::vector<std::string> &proposers);
+  /// A candidate to measure, its task and who proposed it.
+  struct Trial {
+    size_t task;
+    Candidate candidate;
+    std::string proposer;
+  };
+  /// Measures `trials` (of any tasks) as one batch and records them in one
+  /// transaction.
+  llvm::Error measureAndRecord(std::vector<Trial> trials);
   void addSample(TaskState &task, std::vector<float> features, double seconds,
                  const Genome *genome);
   llvm::Error refitModel();
@@ -448,15 +454,13 @@ std::string TuningRun::candidateModule(TaskState &task,
   return printOp(*module);
 }
 
-llvm::Error
-TuningRun::measureAndRecord(size_t taskIndex, std::vector<Candidate> batch,
-                            const std::vector<std::string> &proposers) {
-  TaskState &task = *tasks[taskIndex];
+llvm::Error TuningRun::measureAndRecord(std::vector<Trial> trials) {
   std::vector<MeasureInput> inputs;
-  for (const Candidate &candidate : batch) {
+  for (const Trial &trial : trials) {
+    TaskState &task = *tasks[trial.task];
     MeasureInput input;
     input.workload = task.workloadText;
-    input.candidate = candidateModule(task, candidate.schedule);
+    input.candidate = candidateModule(task, trial.candidate.schedule);
     input.entry = kWorkloadEntry.str();
     input.target = options.target;
     input.numThreads = options.numThreads;
@@ -465,10 +469,10 @@ TuningRun::measureAndRecord(size_t taskIndex, std::vector<Candidate> batch,
   std::vector<MeasureResult> results = measure(inputs);
 
   std::vector<TuningRecord> records;
-  for (auto [candidate, result, proposer] :
-       llvm::zip(batch, results, proposers)) {
+  for (auto [trial, result] : llvm::zip(trials, results)) {
+    const Candidate &candidate = trial.candidate;
     TuningRecord record;
-    record.workloadKey = task.report.key;
+    record.workloadKey = tasks[trial.task]->report.key;
     record.platform = platform.name;
     record.schedule = candidate.schedule;
     record.genome =
@@ -482,14 +486,16 @@ TuningRun::measureAndRecord(size_t taskIndex, std::vector<Candidate> batch,
     record.maxSeconds = result.maxSeconds;
     record.repeats = result.repeats;
     record.maxError = result.maxError;
-    record.proposer = proposer;
+    record.proposer = trial.proposer;
     record.round = round;
     records.push_back(record);
   }
   // One transaction per batch: a kill loses at most this batch.
   if (llvm::Error error = database.addRecords(records))
     return error;
-  for (auto [candidate, record] : llvm::zip(batch, records)) {
+  for (auto [trial, record] : llvm::zip(trials, records)) {
+    TaskState &task = *tasks[trial.task];
+    const Candidate &candidate = trial.candidate;
     task.measured.insert(record.schedule);
     if (!record.genome.empty())
       task.measured.insert(record.genome);
@@ -589,9 +595,24 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
   if (llvm::Error error = refitModel())
     return std::move(error);
 
-  // Default schedules first: the untuned baseline of each task.
+  // Default schedules first: the untuned baseline of each task, measured
+  // batchSize tasks at a time (so they build in parallel).
+  std::vector<Trial> defaults;
+  auto measureDefaults = [&]() -> llvm::Error {
+    if (defaults.empty())
+      return llvm::Error::success();
+    std::vector<size_t> measured;
+    for (const Trial &trial : defaults)
+      measured.push_back(trial.task);
+    if (llvm::Error error = measureAndRecord(std::move(defaults)))
+      return error;
+    defaults.clear();
+    for (size_t index : measured)
+      progress(out, index);
+    return llvm::Error::success();
+  };
   for (auto [index, task] : llvm::enumerate(tasks)) {
-    if (trialsDone >= trialsBudget)
+    if (trialsDone + defaults.size() >= trialsBudget)
       break;
     if (task->report.defaultSeconds > 0 || task->report.trials > 0)
       continue;
@@ -604,12 +625,16 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
         featuresOf(schedule, task->features);
     if (failed(featureVector))
       continue;
-    Candidate candidate{Genome(), printOp(schedule), std::move(*featureVector)};
-    if (llvm::Error error =
-            measureAndRecord(index, {candidate}, {std::string("default")}))
-      return std::move(error);
-    progress(out, index);
+    defaults.push_back(
+        {index,
+         Candidate{Genome(), printOp(schedule), std::move(*featureVector)},
+         "default"});
+    if (defaults.size() >= std::max(1u, options.batchSize))
+      if (llvm::Error error = measureDefaults())
+        return std::move(error);
   }
+  if (llvm::Error error = measureDefaults())
+    return std::move(error);
   if (llvm::Error error = refitModel())
     return std::move(error);
 
@@ -629,7 +654,10 @@ llvm::Expected<bool> TuningRun::step(size_t index, size_t count) {
   std::vector<Candidate> batch = propose(task, count, proposers);
   if (batch.empty())
     return false;
-  if (llvm::Error error = measureAndRecord(index, std::move(batch), proposers))
+  std::vector<Trial> trials;
+  for (auto [candidate, proposer] : llvm::zip(batch, proposers))
+    trials.push_back({index, std::move(candidate), proposer});
+  if (llvm::Error error = measureAndRecord(std::move(trials)))
     return std::move(error);
   if (llvm::Error error = refitModel())
     return std::move(error);
