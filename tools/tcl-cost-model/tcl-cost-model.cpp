@@ -85,8 +85,10 @@ static llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("Seed"),
                                     llvm::cl::init(1));
 static llvm::cl::opt<unsigned>
     threads("num-threads",
-            llvm::cl::desc("Threads for training and scoring (0: all)"),
-            llvm::cl::init(0));
+            llvm::cl::desc("Threads for training and scoring, 0 for all "
+                           "(default 1: where cores are shared, OpenMP's "
+                           "spinning barriers make two many times slower)"),
+            llvm::cl::init(1));
 static llvm::cl::opt<double> maxSpread(
     "max-spread",
     llvm::cl::desc("Leave out records whose timings spread more than this "
