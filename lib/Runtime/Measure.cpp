@@ -207,7 +207,7 @@ static std::string getDefaultWorkerPath() {
   return std::string(path);
 }
 
-struct Measurer::Worker {
+struct Measurer::WorkerProcess {
   pid_t pid = -1;
   int socket = -1;
   std::unique_ptr<Reader> reader;
@@ -250,15 +250,15 @@ Measurer::Measurer(MeasureOptions options, std::string workerPath)
     : options(options), workerPath(workerPath.empty() ? getDefaultWorkerPath()
                                                       : std::move(workerPath)) {
   for (unsigned i = 0; i < std::max(1u, options.parallelBuilds); ++i)
-    workers.push_back(std::make_unique<Worker>());
+    workers.push_back(std::make_unique<WorkerProcess>());
 }
 
 Measurer::~Measurer() {
-  for (std::unique_ptr<Worker> &worker : workers)
+  for (std::unique_ptr<WorkerProcess> &worker : workers)
     stopWorker(*worker, /*kill=*/false);
 }
 
-bool Measurer::ensureWorker(Worker &worker, std::string &error) {
+bool Measurer::ensureWorker(WorkerProcess &worker, std::string &error) {
   if (worker.pid > 0)
     return true;
   if (!llvm::sys::fs::can_execute(workerPath)) {
@@ -292,7 +292,7 @@ bool Measurer::ensureWorker(Worker &worker, std::string &error) {
   return true;
 }
 
-std::string Measurer::stopWorker(Worker &worker, bool kill) {
+std::string Measurer::stopWorker(WorkerProcess &worker, bool kill) {
   if (worker.pid <= 0)
     return "";
   if (kill)
@@ -311,7 +311,7 @@ std::string Measurer::stopWorker(Worker &worker, bool kill) {
   return "ended";
 }
 
-bool Measurer::startJob(Worker &worker, Job &job) {
+bool Measurer::startJob(WorkerProcess &worker, Job &job) {
   std::string error;
   if (!ensureWorker(worker, error)) {
     job.fail(MeasureStatus::WorkerError, error);
@@ -337,7 +337,7 @@ bool Measurer::startJob(Worker &worker, Job &job) {
   return true;
 }
 
-bool Measurer::receive(Worker &worker, Job &job) {
+void Measurer::receive(WorkerProcess &worker, Job &job) {
   if (worker.reader->fill(std::nullopt) == Reader::Outcome::Closed) {
     std::string how = stopWorker(worker, /*kill=*/false);
     // A crash while compiling is the compiler's failure on this candidate;
@@ -347,24 +347,24 @@ bool Measurer::receive(Worker &worker, Job &job) {
         : job.phase == "compile"         ? MeasureStatus::CompileError
                                          : MeasureStatus::WorkerError;
     job.fail(status, "the worker " + how + " (phase: " + job.phase + ")");
-    return true;
+    return;
   }
   auto malformed = [&](const std::string &line) {
     stopWorker(worker, /*kill=*/true);
     job.fail(MeasureStatus::WorkerError,
              "malformed reply from the worker: " + line);
-    return true;
+    return;
   };
   std::string line;
   while (true) {
     if (job.messageBytes) {
       if (!worker.reader->takeBytes(*job.messageBytes, job.result->message))
-        return false;
+        return;
       job.state = Job::State::Done;
-      return true;
+      return;
     }
     if (!worker.reader->takeLine(line))
-      return false;
+      return;
     llvm::StringRef text(line);
     if (text.consume_front("PHASE ")) {
       job.phase = text.str();

@@ -131,20 +131,21 @@ public:
   unsigned getMaxConcurrentBuilds() const { return maxConcurrentBuilds; }
 
 private:
-  struct Worker;
+  struct WorkerProcess;
   struct Job;
   /// Starts `job` on `worker` (starting the process if needed); false, with
   /// the job's result set, if the request could not be sent.
-  bool startJob(Worker &worker, Job &job);
-  /// Reads what `worker` sent; true once its job has a result.
-  bool receive(Worker &worker, Job &job);
-  bool ensureWorker(Worker &worker, std::string &error);
+  bool startJob(WorkerProcess &worker, Job &job);
+  /// Reads what `worker` sent and advances its job (to Done once it has a
+  /// result).
+  void receive(WorkerProcess &worker, Job &job);
+  bool ensureWorker(WorkerProcess &worker, std::string &error);
   /// Kills the worker (if any) and reaps it; returns how it ended.
-  std::string stopWorker(Worker &worker, bool kill);
+  std::string stopWorker(WorkerProcess &worker, bool kill);
 
   MeasureOptions options;
   std::string workerPath;
-  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<std::unique_ptr<WorkerProcess>> workers;
   unsigned workersStarted = 0;
   unsigned maxConcurrentBuilds = 0;
 };
