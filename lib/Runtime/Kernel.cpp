@@ -82,13 +82,16 @@ std::vector<Buffer> KernelSignature::makeOutputs() const {
 }
 
 std::vector<Buffer> KernelSignature::makeRandomInputs(unsigned seed) const {
+  // The top 24 bits of each draw, scaled: exact in a float, and several
+  // times faster than std::uniform_real_distribution, whose libstdc++
+  // generate_canonical takes a long-double logarithm on every call (16% of a
+  // measuring worker's time when it filled the inputs of every reference).
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   std::vector<Buffer> buffers;
   for (const std::vector<int64_t> &shape : inputs) {
     Buffer buffer = Buffer::zeros(shape);
     for (float &value : buffer.data)
-      value = uniform(rng);
+      value = float(int32_t(rng() >> 8) - (1 << 23)) * 0x1p-23f;
     buffers.push_back(std::move(buffer));
   }
   return buffers;
