@@ -111,6 +111,42 @@ double mlir::tcl::maxRelativeError(const std::vector<Buffer> &got,
   return maxError;
 }
 
+size_t ReferenceCache::getBytes(const Entry &entry) {
+  size_t bytes = 0;
+  for (const std::vector<Buffer> *buffers : {&entry.inputs, &entry.outputs})
+    for (const Buffer &buffer : *buffers)
+      bytes += buffer.data.size() * sizeof(float);
+  return bytes;
+}
+
+const ReferenceCache::Entry *ReferenceCache::lookup(llvm::StringRef key) {
+  auto found = llvm::find_if(entries, [&](const auto &keyAndEntry) {
+    return keyAndEntry.first == key;
+  });
+  if (found == entries.end())
+    return nullptr;
+  entries.splice(entries.begin(), entries, found);
+  return &entries.front().second;
+}
+
+const ReferenceCache::Entry &ReferenceCache::insert(std::string key,
+                                                    Entry entry) {
+  auto same = llvm::find_if(entries, [&](const auto &keyAndEntry) {
+    return keyAndEntry.first == key;
+  });
+  if (same != entries.end()) {
+    bytes -= getBytes(same->second);
+    entries.erase(same);
+  }
+  bytes += getBytes(entry);
+  entries.emplace_front(std::move(key), std::move(entry));
+  while (bytes > budgetBytes && entries.size() > 1) {
+    bytes -= getBytes(entries.back().second);
+    entries.pop_back();
+  }
+  return entries.front().second;
+}
+
 //===----------------------------------------------------------------------===//
 // Calling convention
 //===----------------------------------------------------------------------===//

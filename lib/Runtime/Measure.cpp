@@ -18,7 +18,6 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
-#include <map>
 #include <poll.h>
 #include <sstream>
 #include <sys/socket.h>
@@ -597,42 +596,38 @@ private:
 
     phase("reference");
     std::string key = request.entry + '\0' + request.workload;
-    auto cached = references.find(key);
-    if (cached == references.end()) {
+    const ReferenceCache::Entry *reference = references.lookup(key);
+    if (!reference) {
       auto workload = stripSchedules(request.workload);
       if (!workload)
         return failure(MeasureStatus::CompileError,
                        "workload: " + llvm::toString(workload.takeError()));
-      auto reference = Kernel::jit(*workload, request.entry,
-                                   LoweringOptions{request.target, 1, false});
-      if (!reference)
+      auto plainLoops = Kernel::jit(*workload, request.entry,
+                                    LoweringOptions{request.target, 1, false});
+      if (!plainLoops)
         return failure(MeasureStatus::CompileError,
-                       "workload: " + llvm::toString(reference.takeError()));
-      std::vector<Buffer> inputs =
-          reference->getSignature().makeRandomInputs(/*seed=*/0);
-      std::vector<Buffer> outputs = reference->getSignature().makeOutputs();
-      if (llvm::Error error = reference->run(inputs, outputs))
+                       "workload: " + llvm::toString(plainLoops.takeError()));
+      ReferenceCache::Entry entry;
+      entry.signature = plainLoops->getSignature();
+      entry.inputs = entry.signature.makeRandomInputs(/*seed=*/0);
+      entry.outputs = entry.signature.makeOutputs();
+      if (llvm::Error error = plainLoops->run(entry.inputs, entry.outputs))
         return failure(MeasureStatus::CompileError,
                        "workload: " + llvm::toString(std::move(error)));
-      cached =
-          references
-              .emplace(key, Reference{reference->getSignature(),
-                                      std::move(inputs), std::move(outputs)})
-              .first;
+      reference = &references.insert(std::move(key), std::move(entry));
     }
-    const Reference &reference = cached->second;
-    if (candidate->getSignature().inputs != reference.signature.inputs ||
-        candidate->getSignature().outputs != reference.signature.outputs)
+    if (candidate->getSignature().inputs != reference->signature.inputs ||
+        candidate->getSignature().outputs != reference->signature.outputs)
       return failure(MeasureStatus::CompileError,
                      "the candidate's signature differs from the workload's");
 
     if (!waitForTurn(buildStart))
       return std::nullopt;
     std::vector<Buffer> outputs = candidate->getSignature().makeOutputs();
-    if (llvm::Error error = candidate->run(reference.inputs, outputs))
+    if (llvm::Error error = candidate->run(reference->inputs, outputs))
       return failure(MeasureStatus::CompileError,
                      llvm::toString(std::move(error)));
-    double maxError = maxRelativeError(outputs, reference.outputs);
+    double maxError = maxRelativeError(outputs, reference->outputs);
     if (maxError > request.tolerance) {
       MeasureResult result =
           failure(MeasureStatus::WrongResult,
@@ -642,7 +637,7 @@ private:
       return result;
     }
     TimingStats stats = timeRuns(
-        [&] { llvm::consumeError(candidate->run(reference.inputs, outputs)); },
+        [&] { llvm::consumeError(candidate->run(reference->inputs, outputs)); },
         request.warmup, request.repeats, request.flush);
     MeasureResult result;
     result.status = MeasureStatus::Ok;
@@ -654,17 +649,12 @@ private:
     return result;
   }
 
-  struct Reference {
-    KernelSignature signature;
-    std::vector<Buffer> inputs;
-    std::vector<Buffer> outputs;
-  };
-
   int fd;
   Reader reader;
   /// When the current request ran (the check and the timed runs).
   ClockInterval runTime;
-  std::map<std::string, Reference> references;
+  /// Within 256 MB: the references of a few dozen tasks of typical size.
+  ReferenceCache references{256u << 20};
 };
 } // namespace
 

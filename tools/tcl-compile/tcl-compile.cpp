@@ -16,6 +16,7 @@
 #include "tcl/Dialect/Tcl/IR/TclOps.h"
 #include "tcl/Frontend/OnnxImporter.h"
 #include "tcl/Registration/Registration.h"
+#include "tcl/Support/CommandLine.h"
 #include "tcl/Target/Codegen.h"
 #include "tcl/Target/ModelInterface.h"
 #include "tcl/Target/Platform.h"
@@ -44,32 +45,37 @@ namespace {
 enum class EmitKind { Graph, MLIR, LLVM, Object, SharedLibrary };
 } // namespace
 
+// The tool's own options, the only ones --help lists (showOnlyInHelp).
+static llvm::cl::OptionCategory toolCategory("Options");
 static llvm::cl::opt<std::string>
     inputFilename(llvm::cl::Positional,
                   llvm::cl::desc("<input.mlir | model.onnx>"),
-                  llvm::cl::Required);
+                  llvm::cl::Required, llvm::cl::cat(toolCategory));
 static llvm::cl::list<std::string> inputShapes(
     "input-shape",
-    llvm::cl::desc("Static shape of an ONNX graph input: name=1x3x224x224"));
+    llvm::cl::desc("Static shape of an ONNX graph input: name=1x3x224x224"),
+    llvm::cl::cat(toolCategory));
 static llvm::cl::list<std::string> boundInputs(
     "bind-input",
     llvm::cl::desc("Fix an ONNX graph input to the value in an ONNX tensor "
                    "file: name=value.pb (e.g. an integer input that "
-                   "determines shapes)"));
+                   "determines shapes)"),
+    llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool> optimizeGraph(
     "optimize-graph",
     llvm::cl::desc("Run the graph-level optimizations on imported ONNX "
                    "models (layout propagation, constant and BatchNorm "
                    "folding, elementwise fusion)"),
-    llvm::cl::init(true));
+    llvm::cl::init(true), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     outputFilename("o", llvm::cl::desc("Output file"),
-                   llvm::cl::value_desc("filename"), llvm::cl::init("-"));
+                   llvm::cl::value_desc("filename"), llvm::cl::init("-"),
+                   llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     targetName("target",
                llvm::cl::desc("Target platform (x86-avx512, "
                               "x86-avx2, x86-sse42, nvptx-sm90)"),
-               llvm::cl::init("x86-avx512"));
+               llvm::cl::init("x86-avx512"), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<EmitKind> emitKind(
     "emit", llvm::cl::desc("What to produce"),
     llvm::cl::values(
@@ -81,23 +87,24 @@ static llvm::cl::opt<EmitKind> emitKind(
         clEnumValN(EmitKind::LLVM, "llvm", "LLVM IR"),
         clEnumValN(EmitKind::Object, "obj", "an object file"),
         clEnumValN(EmitKind::SharedLibrary, "so", "a shared library")),
-    llvm::cl::init(EmitKind::SharedLibrary));
+    llvm::cl::init(EmitKind::SharedLibrary), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     apiEntry("entry",
              llvm::cl::desc("Function that gets the C API (tcl_model_*) in .so "
                             "output and whose header is written next to it"),
-             llvm::cl::init(tcl::kOnnxEntryName));
+             llvm::cl::init(tcl::kOnnxEntryName), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool> dumpTasks(
     "dump-tasks",
     llvm::cl::desc("List the tasks (anchor + epilogue, deduplicated by "
-                   "workload key) with weights and FLOPs, and stop"));
+                   "workload key) with weights and FLOPs, and stop"),
+    llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned>
     numThreads("num-threads",
                llvm::cl::desc("Threads that run parallel loops (OpenMP)"),
-               llvm::cl::init(1));
+               llvm::cl::init(1), llvm::cl::cat(toolCategory));
 
 // Tuning (the built-in search) and the tuning database.
-static llvm::cl::OptionCategory tuningCategory("Tuning");
+static llvm::cl::OptionCategory tuningCategory("Tuning options");
 static llvm::cl::opt<std::string> tuningDb(
     "tuning-db",
     llvm::cl::desc("Tuning database (SQLite): compile with the best schedule "
@@ -189,6 +196,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
+  tcl::showOnlyInHelp({&toolCategory, &tuningCategory});
   llvm::cl::ParseCommandLineOptions(argc, argv, "tcl compiler driver\n");
 
   const tcl::Platform *platform = tcl::lookupPlatform(targetName);

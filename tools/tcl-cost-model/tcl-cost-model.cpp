@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Registration/Registration.h"
+#include "tcl/Support/CommandLine.h"
 #include "tcl/Tuning/Search/Dataset.h"
 #include "tcl/Tuning/Search/Evaluation.h"
 
@@ -37,66 +38,75 @@
 using namespace mlir;
 using namespace mlir::tcl;
 
+// The tool's own options, the only ones --help lists (showOnlyInHelp).
+static llvm::cl::OptionCategory toolCategory("Options");
 static llvm::cl::opt<std::string>
     command(llvm::cl::Positional,
-            llvm::cl::desc("<train | evaluate | compare>"), llvm::cl::Required);
+            llvm::cl::desc("<train | evaluate | compare>"), llvm::cl::Required,
+            llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     dataDir("data", llvm::cl::desc("Dataset directory (export-dataset)"),
-            llvm::cl::init(""));
+            llvm::cl::init(""), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     databasePath("db", llvm::cl::desc("Tuning database instead of --data"),
-                 llvm::cl::init(""));
+                 llvm::cl::init(""), llvm::cl::cat(toolCategory));
 static llvm::cl::list<std::string>
     platforms("platforms", llvm::cl::desc("Platforms to use (default: all)"),
-              llvm::cl::CommaSeparated);
+              llvm::cl::CommaSeparated, llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     splitSpec("split",
               llvm::cl::desc("Held-out groups: task, model:NAME, "
                              "platform:NAME, or none"),
-              llvm::cl::init("task"));
+              llvm::cl::init("task"), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     modelName("model", llvm::cl::desc("mamba, tlp, mlp, xgboost or random"),
-              llvm::cl::init("mamba"));
+              llvm::cl::init("mamba"), llvm::cl::cat(toolCategory));
 static llvm::cl::list<std::string>
     modelNames("models", llvm::cl::desc("compare: the models to compare"),
-               llvm::cl::CommaSeparated);
+               llvm::cl::CommaSeparated, llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     outputPath("o", llvm::cl::desc("train: where to save the model"),
-               llvm::cl::init(""));
+               llvm::cl::init(""), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     fromPath("from", llvm::cl::desc("train: fine-tune this checkpoint"),
-             llvm::cl::init(""));
+             llvm::cl::init(""), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     modelFile("model-file", llvm::cl::desc("evaluate: the model to load"),
-              llvm::cl::init(""));
-static llvm::cl::opt<unsigned>
-    epochs("epochs", llvm::cl::desc("Training epochs"), llvm::cl::init(20));
+              llvm::cl::init(""), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<unsigned> epochs("epochs",
+                                      llvm::cl::desc("Training epochs"),
+                                      llvm::cl::init(20),
+                                      llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string> loss("loss",
                                        llvm::cl::desc("lambdarank or mse"),
-                                       llvm::cl::init("lambdarank"));
+                                       llvm::cl::init("lambdarank"),
+                                       llvm::cl::cat(toolCategory));
 static llvm::cl::opt<double> learningRate("learning-rate",
                                           llvm::cl::desc("Adam's step size"),
-                                          llvm::cl::init(1e-3));
+                                          llvm::cl::init(1e-3),
+                                          llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool>
     cosineDecay("cosine-decay",
                 llvm::cl::desc("Decay the learning rate along a half cosine"),
-                llvm::cl::init(false));
+                llvm::cl::init(false), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("Seed"),
-                                    llvm::cl::init(1));
+                                    llvm::cl::init(1),
+                                    llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned>
     threads("num-threads",
             llvm::cl::desc("Threads for training and scoring, 0 for all "
                            "(default 1: where cores are shared, OpenMP's "
                            "spinning barriers make two many times slower)"),
-            llvm::cl::init(1));
+            llvm::cl::init(1), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<double> maxSpread(
     "max-spread",
     llvm::cl::desc("Leave out records whose timings spread more than this "
                    "((max - min) / median); 0 keeps all"),
-    llvm::cl::init(0));
+    llvm::cl::init(0), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool> verbose("v",
                                    llvm::cl::desc("Print every epoch's loss"),
-                                   llvm::cl::init(false));
+                                   llvm::cl::init(false),
+                                   llvm::cl::cat(toolCategory));
 
 static int fail(llvm::Error error) {
   llvm::errs() << "tcl-cost-model: " << llvm::toString(std::move(error))
@@ -274,6 +284,7 @@ llvm::Error trainAndReport(Data &data, llvm::StringRef name,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  showOnlyInHelp({&toolCategory});
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "tcl cost model training and evaluation\n");
   DialectRegistry registry;

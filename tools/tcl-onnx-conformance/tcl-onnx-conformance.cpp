@@ -19,6 +19,7 @@
 #include "tcl/Frontend/OnnxImporter.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Kernel.h"
+#include "tcl/Support/CommandLine.h"
 #include "tcl/Target/Codegen.h"
 #include "tcl/Transforms/Pipelines.h"
 
@@ -43,17 +44,23 @@
 using namespace mlir;
 using namespace mlir::tcl;
 
+// The tool's own options, the only ones --help lists (showOnlyInHelp).
+static llvm::cl::OptionCategory toolCategory("Options");
 static llvm::cl::opt<std::string>
     dataDir(llvm::cl::Positional, llvm::cl::desc("[node test directory]"),
-            llvm::cl::init("/usr/share/libonnx-testdata/data/node"));
+            llvm::cl::init("/usr/share/libonnx-testdata/data/node"),
+            llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     filter("filter", llvm::cl::desc("Only tests whose name starts with this"),
-           llvm::cl::init("test_"));
-static llvm::cl::opt<bool> verbose("v", llvm::cl::desc("Print every test"));
+           llvm::cl::init("test_"), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<bool> verbose("v", llvm::cl::desc("Print every test"),
+                                   llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool>
-    check("check", llvm::cl::desc("Exit with 1 if a test of a supported "
-                                  "operator fails (unsupported cases are "
-                                  "reported, not failures)"));
+    check("check",
+          llvm::cl::desc("Exit with 1 if a test of a supported "
+                         "operator fails (unsupported cases are "
+                         "reported, not failures)"),
+          llvm::cl::cat(toolCategory));
 
 namespace {
 enum class Outcome { Pass, Fail, Unsupported };
@@ -238,6 +245,7 @@ Outcome runTest(const std::string &dir, std::string &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  showOnlyInHelp({&toolCategory});
   llvm::cl::ParseCommandLineOptions(argc, argv, "ONNX node conformance\n");
 
   std::vector<std::string> tests;

@@ -17,6 +17,7 @@
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Runtime/Measure.h"
+#include "tcl/Support/CommandLine.h"
 #include "tcl/Target/Codegen.h"
 #include "tcl/Tuning/Tokenizer.h"
 
@@ -35,33 +36,39 @@
 using namespace mlir;
 using namespace mlir::tcl;
 
+// The tool's own options, the only ones --help lists (showOnlyInHelp).
+static llvm::cl::OptionCategory toolCategory("Options");
 static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
                                                 llvm::cl::desc("<input.mlir>"),
-                                                llvm::cl::Required);
+                                                llvm::cl::Required,
+                                                llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     entry("entry", llvm::cl::desc("Function to run (ONNX models: tcl_forward)"),
-          llvm::cl::init(kOnnxEntryName));
+          llvm::cl::init(kOnnxEntryName), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string> testData(
     "test-data",
     llvm::cl::desc("An ONNX test data set directory: run on its input_N.pb "
                    "and compare with its output_N.pb"),
-    llvm::cl::init(""));
+    llvm::cl::init(""), llvm::cl::cat(toolCategory));
 static llvm::cl::list<std::string> inputShapes(
     "input-shape",
-    llvm::cl::desc("Static shape of an ONNX graph input: name=1x3x224x224"));
+    llvm::cl::desc("Static shape of an ONNX graph input: name=1x3x224x224"),
+    llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string> targetName("target",
                                              llvm::cl::desc("CPU platform"),
-                                             llvm::cl::init("x86-avx512"));
+                                             llvm::cl::init("x86-avx512"),
+                                             llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned>
     numThreads("num-threads", llvm::cl::desc("Threads of parallel loops"),
-               llvm::cl::init(1));
+               llvm::cl::init(1), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     library("library",
             llvm::cl::desc("Run this shared library (from tcl-compile "
                            "--emit=so of the same file) instead of the JIT"),
-            llvm::cl::init(""));
+            llvm::cl::init(""), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned> repeats("repeats", llvm::cl::desc("Timed runs"),
-                                       llvm::cl::init(20));
+                                       llvm::cl::init(20),
+                                       llvm::cl::cat(toolCategory));
 
 static int fail(llvm::Error error) {
   llvm::errs() << "tcl-run: " << llvm::toString(std::move(error)) << "\n";
@@ -82,6 +89,7 @@ static double countFlops(ModuleOp module) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  showOnlyInHelp({&toolCategory});
   llvm::cl::ParseCommandLineOptions(argc, argv, "tcl kernel runner\n");
 
   std::string source;

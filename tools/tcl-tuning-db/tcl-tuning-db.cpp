@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Registration/Registration.h"
+#include "tcl/Support/CommandLine.h"
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Search/Collect.h"
 #include "tcl/Tuning/Search/Database.h"
@@ -35,6 +36,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -48,36 +50,44 @@
 
 using namespace mlir::tcl;
 
+// The tool's own options, the only ones --help lists (showOnlyInHelp).
+static llvm::cl::OptionCategory toolCategory("Options");
 static llvm::cl::opt<std::string> databasePath(llvm::cl::Positional,
                                                llvm::cl::desc("<database>"),
-                                               llvm::cl::Required);
+                                               llvm::cl::Required,
+                                               llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
-    command(llvm::cl::Positional, llvm::cl::desc("<summary | export | import>"),
-            llvm::cl::init("summary"));
+    command(llvm::cl::Positional,
+            llvm::cl::desc("<summary | export | import | evaluate | collect | "
+                           "export-dataset | import-dataset>"),
+            llvm::cl::init("summary"), llvm::cl::cat(toolCategory));
 static llvm::cl::list<std::string>
     files(llvm::cl::Positional,
-          llvm::cl::desc("[file to import | graphs to collect from]"));
-static llvm::cl::opt<std::string>
-    outputPath("o", llvm::cl::desc("Export to FILE"), llvm::cl::init("-"));
+          llvm::cl::desc("[file to import | graphs to collect from]"),
+          llvm::cl::cat(toolCategory));
+static llvm::cl::opt<std::string> outputPath("o",
+                                             llvm::cl::desc("Export to FILE"),
+                                             llvm::cl::init("-"),
+                                             llvm::cl::cat(toolCategory));
 
 static llvm::cl::opt<std::string> platformName(
     "platform",
     llvm::cl::desc("Platform to evaluate on or collect for, "
                    "<target>/<threads>t (x86-avx512/1t, x86-avx512/2t, "
                    "x86-avx2/1t, x86-sse42/1t)"),
-    llvm::cl::init("x86-avx512/1t"));
+    llvm::cl::init("x86-avx512/1t"), llvm::cl::cat(toolCategory));
 
 static llvm::cl::list<std::string>
     exportPlatforms("platforms",
                     llvm::cl::desc("export-dataset: only these platforms"),
-                    llvm::cl::CommaSeparated);
+                    llvm::cl::CommaSeparated, llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     note("note",
          llvm::cl::desc("export-dataset: how the data was collected "
                         "(kept in MANIFEST.json)"),
-         llvm::cl::init(""));
+         llvm::cl::init(""), llvm::cl::cat(toolCategory));
 
-static llvm::cl::OptionCategory collectCategory("collect options");
+static llvm::cl::OptionCategory collectCategory("Options of collect");
 static llvm::cl::opt<unsigned>
     randomTasks("random-tasks",
                 llvm::cl::desc("Random matmul/conv/depthwise/pool tasks to "
@@ -261,9 +271,21 @@ static int collect(TuningDatabase &database) {
   return 0;
 }
 
+static constexpr llvm::StringLiteral kCommands[] = {
+    "summary", "export",         "import",        "evaluate",
+    "collect", "export-dataset", "import-dataset"};
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  showOnlyInHelp({&toolCategory, &collectCategory});
   llvm::cl::ParseCommandLineOptions(argc, argv, "tcl tuning database tool\n");
+  // Before opening (and so creating) the database: a mistyped command must
+  // not leave an empty database behind.
+  if (!llvm::is_contained(kCommands, command))
+    return fail(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "unknown command '" + command + "' (" +
+            llvm::join(llvm::ArrayRef(kCommands), ", ") + ")"));
   auto database = TuningDatabase::open(databasePath);
   if (!database)
     return fail(database.takeError());
@@ -361,9 +383,5 @@ int main(int argc, char **argv) {
     llvm::outs() << "imported " << *added << " records\n";
     return 0;
   }
-  return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                      "unknown command '" + command +
-                                          "' (summary, export, import, "
-                                          "evaluate, collect, export-dataset, "
-                                          "import-dataset)"));
+  llvm_unreachable("every command in kCommands is handled above");
 }

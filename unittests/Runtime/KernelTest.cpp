@@ -163,4 +163,65 @@ TEST(KernelErrors, RejectsBadInput) {
   llvm::consumeError(std::move(error));
 }
 
+TEST(RandomInputs, UniformInRangeAndSeeded) {
+  KernelSignature signature;
+  signature.inputs = {{64, 64}, {4096}};
+  std::vector<Buffer> first = signature.makeRandomInputs(3);
+  std::vector<Buffer> again = signature.makeRandomInputs(3);
+  std::vector<Buffer> other = signature.makeRandomInputs(4);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].data, again[0].data);
+  EXPECT_EQ(first[1].data, again[1].data);
+  EXPECT_NE(first[0].data, other[0].data);
+  double sum = 0;
+  int negative = 0;
+  for (const Buffer &buffer : first)
+    for (float value : buffer.data) {
+      ASSERT_GE(value, -1.0f);
+      ASSERT_LT(value, 1.0f);
+      sum += value;
+      negative += value < 0;
+    }
+  // 8192 uniform values: the mean is within 4 standard deviations (0.025)
+  // of 0 and about half are negative.
+  EXPECT_NEAR(sum / 8192, 0.0, 0.025);
+  EXPECT_NEAR(negative, 4096, 4 * 45);
+}
+
+// An entry of `floats` values (inputs and outputs together).
+static ReferenceCache::Entry makeEntry(int64_t floats) {
+  ReferenceCache::Entry entry;
+  entry.inputs.push_back(Buffer::zeros({floats / 2}));
+  entry.outputs.push_back(Buffer::zeros({floats - floats / 2}));
+  return entry;
+}
+
+TEST(ReferenceCacheTest, DropsTheLeastRecentlyUsedBeyondItsBudget) {
+  // Room for two entries of 1000 floats, not three.
+  ReferenceCache cache(2500 * sizeof(float));
+  cache.insert("a", makeEntry(1000));
+  cache.insert("b", makeEntry(1000));
+  EXPECT_EQ(cache.getBytes(), 2000 * sizeof(float));
+  // Using "a" makes "b" the least recently used.
+  ASSERT_NE(cache.lookup("a"), nullptr);
+  cache.insert("c", makeEntry(1000));
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_NE(cache.lookup("a"), nullptr);
+  EXPECT_EQ(cache.lookup("b"), nullptr);
+  EXPECT_NE(cache.lookup("c"), nullptr);
+  EXPECT_EQ(cache.getBytes(), 2000 * sizeof(float));
+
+  // Replacing a key keeps one entry for it and counts its new size.
+  cache.insert("c", makeEntry(500));
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_EQ(cache.getBytes(), 1500 * sizeof(float));
+
+  // An entry over the whole budget still stays (alone): the request that
+  // computed it needs it.
+  const ReferenceCache::Entry &large = cache.insert("large", makeEntry(4000));
+  EXPECT_EQ(large.inputs[0].data.size() + large.outputs[0].data.size(), 4000u);
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_NE(cache.lookup("large"), nullptr);
+}
+
 } // namespace

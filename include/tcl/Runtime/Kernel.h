@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,6 +61,40 @@ struct KernelSignature {
 /// has a NaN the other lacks. The buffers must have the same shapes.
 double maxRelativeError(const std::vector<Buffer> &got,
                         const std::vector<Buffer> &want);
+
+/// A worker's references (random inputs and the plain-loop outputs) by
+/// workload, the least recently used dropped first once they exceed a byte
+/// budget: a tuning run or a dataset collection visits hundreds of tasks, and
+/// keeping every reference grew each worker past 300 MB.
+class ReferenceCache {
+public:
+  struct Entry {
+    KernelSignature signature;
+    std::vector<Buffer> inputs;
+    std::vector<Buffer> outputs;
+  };
+
+  explicit ReferenceCache(size_t budgetBytes) : budgetBytes(budgetBytes) {}
+
+  /// `key`'s entry, now the most recently used; null if it is not cached.
+  const Entry *lookup(llvm::StringRef key);
+  /// Adds `key`'s entry (replacing one with the same key), then drops the
+  /// least recently used others until the cache fits its budget; the new
+  /// entry always stays.
+  const Entry &insert(std::string key, Entry entry);
+
+  size_t size() const { return entries.size(); }
+  size_t getBytes() const { return bytes; }
+
+private:
+  static size_t getBytes(const Entry &entry);
+
+  size_t budgetBytes;
+  size_t bytes = 0;
+  /// Most recently used first. A linear lookup is fine: a few hundred
+  /// entries at most, against a compile per request.
+  std::list<std::pair<std::string, Entry>> entries;
+};
 
 class Kernel {
 public:

@@ -10,8 +10,8 @@
 // crashes, hangs or fails to compile cannot take the tuner down: it is
 // recorded with its error kind, its worker is replaced and the batch goes
 // on. A candidate whose output differs from the workload's reference output
-// (computed once per workload with plain loops) is an error, never a
-// timing.
+// (computed with plain loops, kept for the recently measured workloads) is
+// an error, never a timing.
 //
 // Several workers can build (compile the candidate, compute the reference)
 // at once, while timed runs go one at a time with every other worker idle:
