@@ -422,7 +422,8 @@ int main(int argc, char **argv) {
   for (Workload &workload : workloads) {
     if (!filter.empty() && workload.name.find(filter) == std::string::npos)
       continue;
-    Row row{workload.name};
+    Row row;
+    row.name = workload.name;
     auto gflops = [&](const TimingStats &stats) {
       return workload.flops / stats.medianSeconds * 1e-9;
     };
