@@ -36,6 +36,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -290,9 +291,26 @@ int main(int argc, char **argv) {
   if (!database)
     return fail(database.takeError());
   if (command == "summary") {
-    llvm::outs() << "| workload | platform | records | failed | best (ms) "
+    std::vector<TuningDatabase::Summary> rows = (*database)->summarize();
+    // Totals first: with hundreds of tasks, the progress of a collection.
+    struct PlatformTotal {
+      size_t tasks = 0, records = 0, failures = 0;
+    };
+    llvm::MapVector<llvm::StringRef, PlatformTotal> platforms;
+    for (const TuningDatabase::Summary &row : rows) {
+      PlatformTotal &total = platforms[row.platform];
+      ++total.tasks;
+      total.records += row.records;
+      total.failures += row.failures;
+    }
+    llvm::outs() << "| platform | tasks | records | failed |\n"
+                    "| --- | ---: | ---: | ---: |\n";
+    for (const auto &[platform, total] : platforms)
+      llvm::outs() << "| " << platform << " | " << total.tasks << " | "
+                   << total.records << " | " << total.failures << " |\n";
+    llvm::outs() << "\n| workload | platform | records | failed | best (ms) "
                     "| GFLOP/s |\n| --- | --- | ---: | ---: | ---: | ---: |\n";
-    for (const TuningDatabase::Summary &row : (*database)->summarize()) {
+    for (const TuningDatabase::Summary &row : rows) {
       std::string key = row.workloadKey.substr(0, 100);
       llvm::outs() << "| " << key << (row.workloadKey.size() > 100 ? "..." : "")
                    << " | " << row.platform << " | " << row.records << " | "
