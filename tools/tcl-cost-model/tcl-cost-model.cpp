@@ -28,6 +28,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -287,6 +288,21 @@ int main(int argc, char **argv) {
   showOnlyInHelp({&toolCategory});
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "tcl cost model training and evaluation\n");
+  // Checked before loading the data (seconds): a typo fails at once.
+  if (command != "train" && command != "evaluate" && command != "compare")
+    return fail(
+        error("unknown command '" + command + "' (train, evaluate, compare)"));
+  std::vector<std::string> names(modelNames.begin(), modelNames.end());
+  if (command != "compare")
+    names = {modelName};
+  else if (names.empty())
+    names = {"mamba", "tlp", "mlp", "xgboost", "random"};
+  std::vector<std::string> known = getCostModelNames();
+  for (const std::string &name : names)
+    if (!llvm::is_contained(known, name))
+      return fail(error("unknown model '" + name + "' (" +
+                        llvm::join(known, ", ") + ")"));
+
   DialectRegistry registry;
   registerTclDialects(registry);
   MLIRContext context(registry);
@@ -329,17 +345,10 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  if (command == "compare") {
-    std::vector<std::string> names(modelNames.begin(), modelNames.end());
-    if (names.empty())
-      names = {"mamba", "tlp", "mlp", "xgboost", "random"};
-    printRowHeader();
-    for (const std::string &name : names)
-      if (llvm::Error compareError =
-              trainAndReport(data, name, &context, "", ""))
-        return fail(std::move(compareError));
-    return 0;
-  }
-  return fail(
-      error("unknown command '" + command + "' (train, evaluate, compare)"));
+  // compare
+  printRowHeader();
+  for (const std::string &name : names)
+    if (llvm::Error compareError = trainAndReport(data, name, &context, "", ""))
+      return fail(std::move(compareError));
+  return 0;
 }
