@@ -32,6 +32,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
@@ -267,6 +268,12 @@ int main(int argc, char **argv) {
   if (tune && tuningDb.empty()) {
     llvm::errs() << "tcl-compile: --tune needs --tuning-db=<file> to keep "
                     "its measurements\n";
+    return 1;
+  }
+  // Checked before the database is opened (and so created).
+  if (tune && !llvm::is_contained(tcl::getCostModelNames(), costModel)) {
+    llvm::errs() << "tcl-compile: unknown cost model '" << costModel << "' ("
+                 << llvm::join(tcl::getCostModelNames(), ", ") << ")\n";
     return 1;
   }
   if (!tuningDb.empty()) {
