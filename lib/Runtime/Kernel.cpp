@@ -147,6 +147,32 @@ const ReferenceCache::Entry &ReferenceCache::insert(std::string key,
   return entries.front().second;
 }
 
+llvm::Error Kernel::runThenSleepThreads(const std::vector<Buffer> &inputs,
+                                        std::vector<Buffer> &outputs) const {
+  // Looked up in the runtime the JIT loads, by handle: a process may hold
+  // GNU's libgomp too (through OpenBLAS), whose symbols share some names.
+  // OpenMP's own soft pause (omp_pause_resource_all) does not stop threads
+  // that are already spinning; a zero spin time for one run does.
+  std::string path = (getOpenMPRuntimeDir() + "/libomp.so").str();
+  void *runtime = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  if (!runtime)
+    return run(inputs, outputs);
+  auto setBlockTime =
+      reinterpret_cast<void (*)(int)>(dlsym(runtime, "kmp_set_blocktime"));
+  auto getBlockTime =
+      reinterpret_cast<int (*)()>(dlsym(runtime, "kmp_get_blocktime"));
+  if (!setBlockTime || !getBlockTime) {
+    dlclose(runtime);
+    return run(inputs, outputs);
+  }
+  int blockTime = getBlockTime();
+  setBlockTime(0);
+  llvm::Error error = run(inputs, outputs);
+  setBlockTime(blockTime);
+  dlclose(runtime);
+  return error;
+}
+
 //===----------------------------------------------------------------------===//
 // Calling convention
 //===----------------------------------------------------------------------===//

@@ -639,6 +639,11 @@ private:
     TimingStats stats = timeRuns(
         [&] { llvm::consumeError(candidate->run(reference->inputs, outputs)); },
         request.warmup, request.repeats, request.flush);
+    // Otherwise a parallel kernel's threads spin on for 200 ms after the
+    // last timed run, on the cores where the other workers build.
+    if (request.threads > 1)
+      llvm::consumeError(
+          candidate->runThenSleepThreads(reference->inputs, outputs));
     MeasureResult result;
     result.status = MeasureStatus::Ok;
     result.minSeconds = stats.minSeconds;

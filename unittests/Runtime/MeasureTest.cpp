@@ -102,6 +102,22 @@ TEST(MeasureTest, GoodCandidateIsTimed) {
   EXPECT_LT(results[0].maxError, 1e-4);
 }
 
+TEST(MeasureTest, ParallelCandidateIsTimedTwice) {
+  // Two threads: after its timed runs the worker runs the kernel once more
+  // with the OpenMP threads told to sleep at once (runThenSleepThreads); the
+  // next request still runs, checks and times normally.
+  Measurer measurer(fastOptions());
+  MeasureInput parallel = input(withSchedule(kGoodSchedule));
+  parallel.numThreads = 2;
+  std::vector<MeasureResult> results = measurer.measure({parallel, parallel});
+  ASSERT_EQ(results.size(), 2u);
+  for (const MeasureResult &result : results) {
+    EXPECT_EQ(result.status, MeasureStatus::Ok) << result.message;
+    EXPECT_EQ(result.repeats, 3u);
+    EXPECT_LT(result.maxError, 1e-4);
+  }
+}
+
 class ParallelBuildsTest : public testing::TestWithParam<unsigned> {};
 
 TEST_P(ParallelBuildsTest, FaultyCandidatesAreIsolatedAndClassified) {

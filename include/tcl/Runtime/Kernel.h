@@ -121,6 +121,13 @@ public:
   /// Runs the kernel; the shapes must match the signature.
   llvm::Error run(const std::vector<Buffer> &inputs,
                   std::vector<Buffer> &outputs) const;
+  /// Runs the kernel with the OpenMP runtime's spin time (KMP_BLOCKTIME,
+  /// 200 ms) at zero, so that its threads sleep as soon as the run ends
+  /// instead of spinning on cores that other work needs (the measurement
+  /// workers' builds); later runs spin as before. A plain run when no
+  /// parallel kernel has loaded the runtime.
+  llvm::Error runThenSleepThreads(const std::vector<Buffer> &inputs,
+                                  std::vector<Buffer> &outputs) const;
 
 private:
   Kernel() = default;
