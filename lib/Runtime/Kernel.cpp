@@ -119,10 +119,14 @@ size_t ReferenceCache::getBytes(const Entry &entry) {
   return bytes;
 }
 
-const ReferenceCache::Entry *ReferenceCache::lookup(llvm::StringRef key) {
-  auto found = llvm::find_if(entries, [&](const auto &keyAndEntry) {
+ReferenceCache::Iterator ReferenceCache::find(llvm::StringRef key) {
+  return llvm::find_if(entries, [&](const auto &keyAndEntry) {
     return keyAndEntry.first == key;
   });
+}
+
+const ReferenceCache::Entry *ReferenceCache::lookup(llvm::StringRef key) {
+  auto found = find(key);
   if (found == entries.end())
     return nullptr;
   entries.splice(entries.begin(), entries, found);
@@ -131,9 +135,7 @@ const ReferenceCache::Entry *ReferenceCache::lookup(llvm::StringRef key) {
 
 const ReferenceCache::Entry &ReferenceCache::insert(std::string key,
                                                     Entry entry) {
-  auto same = llvm::find_if(entries, [&](const auto &keyAndEntry) {
-    return keyAndEntry.first == key;
-  });
+  auto same = find(key);
   if (same != entries.end()) {
     bytes -= getBytes(same->second);
     entries.erase(same);
@@ -153,8 +155,8 @@ llvm::Error Kernel::runThenSleepThreads(const std::vector<Buffer> &inputs,
   // GNU's libgomp too (through OpenBLAS), whose symbols share some names.
   // OpenMP's own soft pause (omp_pause_resource_all) does not stop threads
   // that are already spinning; a zero spin time for one run does.
-  std::string path = (getOpenMPRuntimeDir() + "/libomp.so").str();
-  void *runtime = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  void *runtime =
+      dlopen(getOpenMPRuntimeLibrary().data(), RTLD_LAZY | RTLD_NOLOAD);
   if (!runtime)
     return run(inputs, outputs);
   auto setBlockTime =
@@ -366,10 +368,9 @@ llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  std::string openMP = (getOpenMPRuntimeDir() + "/libomp.so").str();
   llvm::SmallVector<llvm::StringRef> libraries;
   if (options.numThreads > 1)
-    libraries.push_back(openMP);
+    libraries.push_back(getOpenMPRuntimeLibrary());
   engineOptions.sharedLibPaths = libraries;
   auto engine =
       ExecutionEngine::create(module, engineOptions, std::move(*machine));

@@ -36,6 +36,11 @@ llvm::StringRef mlir::tcl::getOpenMPRuntimeDir() {
   return "/usr/lib/llvm-19/lib";
 }
 
+llvm::StringRef mlir::tcl::getOpenMPRuntimeLibrary() {
+  static const std::string path = (getOpenMPRuntimeDir() + "/libomp.so").str();
+  return path;
+}
+
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 mlir::tcl::createTargetMachine(const Platform &platform) {
   if (platform.kind != PlatformKind::CPU)

@@ -110,8 +110,8 @@ TEST_P(KernelTest, RunsAgainAfterItsThreadsSlept) {
   std::vector<Buffer> inputs = kernel->getSignature().makeRandomInputs(2);
   // The spin time of LLVM's OpenMP runtime, once a parallel run loaded it.
   auto blockTime = []() -> int {
-    std::string path = (getOpenMPRuntimeDir() + "/libomp.so").str();
-    void *runtime = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    void *runtime =
+        dlopen(getOpenMPRuntimeLibrary().data(), RTLD_LAZY | RTLD_NOLOAD);
     if (!runtime)
       return -1;
     auto get = reinterpret_cast<int (*)()>(dlsym(runtime, "kmp_get_blocktime"));

@@ -87,6 +87,8 @@ public:
   size_t getBytes() const { return bytes; }
 
 private:
+  using Iterator = std::list<std::pair<std::string, Entry>>::iterator;
+  Iterator find(llvm::StringRef key);
   static size_t getBytes(const Entry &entry);
 
   size_t budgetBytes;

@@ -61,6 +61,9 @@ llvm::Error emitSharedLibrary(ModuleOp module, const Platform &platform,
 
 /// The directory of the OpenMP runtime tcl links parallel code against.
 llvm::StringRef getOpenMPRuntimeDir();
+/// That runtime's shared library, what the JIT loads for parallel kernels
+/// (null-terminated: its data() can go to dlopen).
+llvm::StringRef getOpenMPRuntimeLibrary();
 
 } // namespace tcl
 } // namespace mlir
