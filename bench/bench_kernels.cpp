@@ -17,6 +17,7 @@
 
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Kernel.h"
+#include "tcl/Runtime/Machine.h"
 #include "tcl/Runtime/Measure.h"
 #include "tcl/Tuning/Search/Search.h"
 
@@ -26,8 +27,6 @@
 
 #include "oneapi/dnnl/dnnl.h"
 #include "oneapi/dnnl/dnnl.hpp"
-
-#include <immintrin.h>
 
 #include <algorithm>
 #include <chrono>
@@ -45,43 +44,6 @@ namespace {
 
 constexpr unsigned kWarmup = 2;
 constexpr unsigned kRepeats = 7;
-
-//===----------------------------------------------------------------------===//
-// Peak
-//===----------------------------------------------------------------------===//
-
-/// 12 independent zmm FMA chains hide the FMA latency on current x86 cores.
-__attribute__((target("avx512f"), noinline)) float fmaLoop(long iterations) {
-  __m512 acc[12];
-  for (int i = 0; i < 12; ++i)
-    acc[i] = _mm512_set1_ps(0.001f * i);
-  const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.0001f);
-  for (long it = 0; it < iterations; ++it)
-    for (int i = 0; i < 12; ++i)
-      acc[i] = _mm512_fmadd_ps(acc[i], a, b);
-  __m512 sum = acc[0];
-  for (int i = 1; i < 12; ++i)
-    sum = _mm512_add_ps(sum, acc[i]);
-  return _mm512_reduce_add_ps(sum);
-}
-
-/// Measured f32 FMA peak of `threads` cores in GFLOP/s.
-double measurePeak(unsigned threads) {
-  const long iterations = 20'000'000;
-  auto runAll = [&] {
-    std::vector<std::thread> workers;
-    for (unsigned t = 0; t < threads; ++t)
-      workers.emplace_back([&] {
-        volatile float sink = fmaLoop(iterations);
-        (void)sink;
-      });
-    for (std::thread &worker : workers)
-      worker.join();
-  };
-  TimingStats stats = timeRuns(runAll, 1, 5, false);
-  double flops = 2.0 * 16 * 12 * iterations * threads;
-  return flops / stats.minSeconds * 1e-9;
-}
 
 //===----------------------------------------------------------------------===//
 // Workloads
@@ -336,7 +298,7 @@ std::string tunedSource(const Workload &workload, unsigned threads,
     return "";
   }
   auto applied =
-      applyTunedSchedules(*module, **database, "x86-avx512", threads);
+      applyTunedSchedules(*module, **database, getHostPlatform().name, threads);
   if (!applied || *applied == 0) {
     if (!applied)
       llvm::consumeError(applied.takeError());
@@ -398,12 +360,21 @@ int main(int argc, char **argv) {
   workloads.push_back(
       conv("mbv2 dw 3x3 384 @14", 14, 384, 384, 3, 1, 1, true, threads));
 
-  double peak = measurePeak(threads);
-  std::printf("tcl kernel benchmark: %u thread(s), f32, median of %u runs "
+  // The kernels are compiled for the most capable platform this host runs;
+  // the peak is that ISA's widest FMA (probeHardware).
+  const Platform &host = getHostPlatform();
+  llvm::Expected<HardwareFeatures> hardware = probeHardware(host, threads);
+  if (!hardware) {
+    std::fprintf(stderr, "tcl-bench-kernels: %s\n",
+                 llvm::toString(hardware.takeError()).c_str());
+    return 1;
+  }
+  double peak = hardware->peakGflops;
+  std::printf("tcl kernel benchmark: %s, %u thread(s), f32, median of %u runs "
               "after %u warm-up runs\n",
-              threads, kRepeats, kWarmup);
-  std::printf("measured FMA peak: %.1f GFLOP/s (zmm FMA, %u core(s))\n\n", peak,
-              threads);
+              host.name.str().c_str(), threads, kRepeats, kWarmup);
+  std::printf("measured FMA peak: %.1f GFLOP/s (%u-bit FMA, %u core(s))\n\n",
+              peak, host.vectorBits, threads);
   if (tuneTrials)
     std::printf("tcl tuned: the search's best after %u trials per workload "
                 "(database %s)\n\n",
@@ -427,7 +398,7 @@ int main(int argc, char **argv) {
     auto gflops = [&](const TimingStats &stats) {
       return workload.flops / stats.medianSeconds * 1e-9;
     };
-    LoweringOptions options{"x86-avx512", threads, true};
+    LoweringOptions options{getHostPlatform().name.str(), threads, true};
     auto defaultKernel = Kernel::jit(workload.source, "f", options);
     auto handKernel =
         Kernel::jit(workload.source + workload.handSchedule, "f", options);

@@ -8,8 +8,9 @@
    the held-out groups of each platform. Splits: held-out tasks, each
    held-out model, and a held-out platform.
 2. Tuning efficiency on held-out models: each model is trained on the
-   dataset without the model's workloads (x86-avx512/1t records), then
-   guides the search on it from the same starting point (default
+   dataset without the model's workloads (records of the platform tuned
+   for: this host's most capable one, 1 thread), then guides the search on
+   it from the same starting point (default
    schedules, same seed, same trials); XGBoost learns from scratch during
    the search as in Ansor, random is the floor. For each: best estimated
    model latency against trials and against wall time, and the trials and
@@ -20,7 +21,7 @@
 
 Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
        [--epochs N] [--trials N] [--held-out bert_encoder,resnet18]
-       [--skip-ranking] [--skip-tuning] [--out DIR]
+       [--platform x86-avx2/1t] [--skip-ranking] [--skip-tuning] [--out DIR]
 """
 import argparse
 import os
@@ -65,7 +66,7 @@ def remove_database(database):
             os.remove(database + suffix)
 
 
-def measure_defaults(build, graph, out, name):
+def measure_defaults(build, graph, out, name, target):
     """One database with every task's default schedule measured: the common
     starting point of all runs (the same measurements, not a re-measuring
     with its own noise)."""
@@ -75,18 +76,29 @@ def measure_defaults(build, graph, out, name):
     database = os.path.join(out, f"{name}-defaults.db")
     remove_database(database)
     run([os.path.join(build, "bin", "tcl-compile"), graph, "--tune",
-         f"--trials={tasks}", "--cost-model=random", "--seed=1",
+         f"--target={target}", f"--trials={tasks}", "--cost-model=random",
+         "--seed=1",
          f"--tuning-db={database}", "-o",
          os.path.join(out, f"{name}-defaults.so")])
     return database
 
 
-def tune(build, graph, model, checkpoint, trials, out, name, defaults):
+def host_platform(build):
+    """The platform tcl-compile targets by default: the most capable one
+    this host runs (its --help names it)."""
+    help_text = run([os.path.join(build, "bin", "tcl-compile"),
+                     "--help"]).stdout
+    return re.search(r"this host's, (x86-[a-z0-9]+)\)", help_text).group(1)
+
+
+def tune(build, graph, target, model, checkpoint, trials, out, name,
+         defaults):
     database = os.path.join(out, f"{name}-{model}.db")
     remove_database(database)
     shutil.copyfile(defaults, database)
     command = [os.path.join(build, "bin", "tcl-compile"), graph, "--tune",
-               "--resume", f"--trials={trials}", f"--cost-model={model}",
+               f"--target={target}", "--resume", f"--trials={trials}",
+               f"--cost-model={model}",
                "--seed=1", f"--tuning-db={database}", "-o",
                os.path.join(out, f"{name}-{model}.so")]
     if checkpoint:
@@ -136,7 +148,7 @@ def write_svg(path, title, curves):
         svg.write("\n".join(lines) + "\n")
 
 
-def tuning(build, data, epochs, trials, held_out, out, threads):
+def tuning(build, data, epochs, trials, held_out, out, threads, platform):
     tool = os.path.join(build, "bin", "tcl-cost-model")
     for name in held_out:
         onnx = os.path.join(build, "models", name, "model.onnx")
@@ -144,21 +156,23 @@ def tuning(build, data, epochs, trials, held_out, out, threads):
             run(["/usr/bin/python3", "models/generate.py",
                  os.path.join(build, "models"), name])
         curves, walls = {}, {}
-        defaults = measure_defaults(build, onnx, out, name)
+        platform_target = platform.split("/")[0]
+        defaults = measure_defaults(build, onnx, out, name, platform_target)
         for model in MODELS:
             checkpoint = None
             if model in ("mamba", "tlp", "mlp"):
                 checkpoint = os.path.join(out, f"without-{name}.{model}")
                 run([tool, "train", f"--data={data}", f"--model={model}",
-                     f"--split=model:{name}", "--platforms=x86-avx512/1t",
+                     f"--split=model:{name}", f"--platforms={platform}",
                      f"--epochs={epochs}", f"--num-threads={threads}",
                      "-o", checkpoint])
-            curves[model], walls[model] = tune(build, onnx, model, checkpoint,
-                                               trials, out, name, defaults)
+            curves[model], walls[model] = tune(build, onnx, platform_target,
+                                               model, checkpoint, trials, out,
+                                               name, defaults)
         best = min(curve[-1][1] for curve in curves.values() if curve)
         target = best / 0.95
         print(f"\n### Tuning {name} (held out of training), {trials} trials,"
-              f" x86-avx512/1t\n")
+              f" {platform}\n")
         print(f"Best estimated latency found by any model: {best:.3f} ms; "
               f"target (95%): {target:.3f} ms\n")
         print("| cost model | final (ms) | trials to 95% | seconds to 95% | "
@@ -194,6 +208,8 @@ def main():
     parser.add_argument("--splits", default=None,
                         help="comma-separated (default: task, each model, "
                              "platform:x86-sse42/1t)")
+    parser.add_argument("--platform", default=None,
+                        help="tuning: <target>/1t, by default this host's")
     parser.add_argument("--skip-ranking", action="store_true")
     parser.add_argument("--skip-tuning", action="store_true")
     parser.add_argument("--out", default=None)
@@ -210,8 +226,9 @@ def main():
             splits = args.splits.split(",")
         ranking(args.build, args.data, args.epochs, splits, args.threads)
     if not args.skip_tuning:
+        platform = args.platform or host_platform(args.build) + "/1t"
         tuning(args.build, args.data, args.epochs, args.trials, held_out, out,
-               args.threads)
+               args.threads, platform)
 
 
 if __name__ == "__main__":

@@ -83,8 +83,8 @@ def main():
                                            "model.onnx")):
             e2e.generate.export(name, os.path.join(args.build, "models"))
 
-    print(f"Tuning, 1 thread, x86-avx512, {args.trials} trials per run "
-          f"(default schedules included), seed 1\n")
+    print(f"Tuning, 1 thread, this host's platform, {args.trials} trials per "
+          f"run (default schedules included), seed 1\n")
     results = {}
     for name in names:
         for cost_model in ("random", "xgboost"):

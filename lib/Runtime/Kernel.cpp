@@ -345,6 +345,8 @@ llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
   const Platform *platform = lookupPlatform(options.target);
   if (!platform)
     return llvm::createStringError("unknown platform '" + options.target + "'");
+  if (llvm::Error error = checkHostSupports(*platform))
+    return std::move(error);
   auto signature = KernelSignature::fromFunction(module, entry);
   if (!signature)
     return signature.takeError();
@@ -416,6 +418,21 @@ llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,
   if (!library)
     return llvm::createStringError(std::string("cannot load ") +
                                    libraryPath.str() + ": " + dlerror());
+  // Libraries from emitSharedLibrary name their platform: refuse one whose
+  // code this host cannot execute rather than die at its first instruction.
+  if (auto *target = static_cast<const char *>(
+          dlsym(library, kLibraryTargetSymbol.data()))) {
+    const Platform *platform = lookupPlatform(target);
+    llvm::Error error =
+        platform ? checkHostSupports(*platform)
+                 : llvm::createStringError(std::string("unknown platform '") +
+                                           target + "'");
+    if (error) {
+      dlclose(library);
+      return llvm::createStringError(libraryPath.str() + ": " +
+                                     llvm::toString(std::move(error)));
+    }
+  }
   void *function = dlsym(library, ("_mlir_ciface_" + entry).str().c_str());
   if (!function) {
     dlclose(library);

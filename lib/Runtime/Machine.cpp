@@ -204,31 +204,10 @@ void readCacheSizes(HardwareFeatures &features) {
 
 } // namespace
 
-bool mlir::tcl::hostSupports(const Platform &platform) {
-  __builtin_cpu_init();
-  switch (platform.isa) {
-  case IsaLevel::SSE42:
-    return __builtin_cpu_supports("sse4.2");
-  case IsaLevel::AVX2:
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  case IsaLevel::AVX512:
-    // x86-64-v4: the F, BW, DQ, VL and CD subsets.
-    return __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512vl");
-  case IsaLevel::NVPTX:
-    return false;
-  }
-  return false;
-}
-
 llvm::Expected<HardwareFeatures>
 mlir::tcl::probeHardware(const Platform &platform, unsigned threads) {
-  if (platform.kind != PlatformKind::CPU || !hostSupports(platform))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "this machine cannot run platform '" +
-                                       platform.name + "'");
+  if (llvm::Error error = checkHostSupports(platform))
+    return std::move(error);
   if (threads == 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "a platform needs at least one thread");

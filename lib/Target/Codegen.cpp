@@ -12,6 +12,8 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
@@ -140,6 +142,12 @@ llvm::Error mlir::tcl::emitSharedLibrary(ModuleOp module,
   auto llvmModule = translateAndOptimize(module, llvmContext, **machine);
   if (!llvmModule)
     return llvmModule.takeError();
+  llvm::Constant *targetName =
+      llvm::ConstantDataArray::getString(llvmContext, platform.name);
+  new llvm::GlobalVariable(**llvmModule, targetName->getType(),
+                           /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, targetName,
+                           kLibraryTargetSymbol);
   llvm::SmallString<128> objectPath;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("tcl", "o", objectPath))

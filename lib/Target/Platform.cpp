@@ -6,16 +6,23 @@
 
 #include "tcl/Target/Platform.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <cstdlib>
 
 using namespace mlir::tcl;
 
-// The x86 platforms share one host (an x86-64 with AVX-512) and differ only in
-// the ISA that code generation may use, so they are separate devices for the
-// tuner and the cost model. CPU names are generic ones of that ISA level, not
-// the host's, so generated code does not depend on the build machine.
-static const Platform kPlatforms[] = {
+// The x86 platforms share one host and differ only in the ISA that code
+// generation may use, so they are separate devices for the tuner and the cost
+// model; a host runs those its CPU has the features of (hostSupports). CPU
+// names are generic ones of that ISA level, not the host's, so generated code
+// does not depend on the build machine. Constant-initialized: tools read it
+// for their options' defaults during static initialization.
+static constexpr Platform kPlatforms[] = {
     {"x86-avx512", PlatformKind::CPU, IsaLevel::AVX512,
      "x86_64-unknown-linux-gnu", "x86-64-v4", "", 512},
     {"x86-avx2", PlatformKind::CPU, IsaLevel::AVX2, "x86_64-unknown-linux-gnu",
@@ -34,6 +41,82 @@ const Platform *mlir::tcl::lookupPlatform(llvm::StringRef name) {
 }
 
 llvm::ArrayRef<Platform> mlir::tcl::getPlatforms() { return kPlatforms; }
+
+llvm::ArrayRef<llvm::StringRef>
+mlir::tcl::getRequiredCpuFeatures(IsaLevel isa) {
+  // The x86-64-v2/v3/v4 levels the platforms' CPU names stand for, reduced to
+  // the features float kernels use (each level includes the one below).
+  static constexpr llvm::StringRef kSse42[] = {"sse4.2", "popcnt"};
+  static constexpr llvm::StringRef kAvx2[] = {"sse4.2", "popcnt", "avx", "avx2",
+                                              "fma",    "bmi",    "bmi2"};
+  static constexpr llvm::StringRef kAvx512[] = {
+      "sse4.2", "popcnt",  "avx",      "avx2",     "fma",      "bmi",
+      "bmi2",   "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"};
+  switch (isa) {
+  case IsaLevel::SSE42:
+    return kSse42;
+  case IsaLevel::AVX2:
+    return kAvx2;
+  case IsaLevel::AVX512:
+    return kAvx512;
+  case IsaLevel::NVPTX:
+    return {};
+  }
+  return {};
+}
+
+namespace {
+/// Why the host cannot run `platform`: empty if it can.
+std::string whyHostCannotRun(const Platform &platform) {
+  if (platform.kind != PlatformKind::CPU)
+    return "it is a GPU platform and this host runs CPU code only";
+  if (const char *limit = std::getenv("TCL_HOST_ISA"); limit && *limit) {
+    const Platform *cap = lookupPlatform(limit);
+    if (!cap || cap->kind != PlatformKind::CPU)
+      return "TCL_HOST_ISA='" + std::string(limit) + "' is not a CPU platform";
+    if (platform.isa > cap->isa)
+      return "TCL_HOST_ISA=" + std::string(limit) +
+             " limits this host to that platform's ISA";
+  }
+  static const llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  llvm::SmallVector<llvm::StringRef> missing;
+  for (llvm::StringRef feature : getRequiredCpuFeatures(platform.isa))
+    if (!host.lookup(feature))
+      missing.push_back(feature);
+  if (missing.empty())
+    return "";
+  return "this host's CPU lacks " + llvm::join(missing, ", ");
+}
+} // namespace
+
+bool mlir::tcl::hostSupports(const Platform &platform) {
+  return whyHostCannotRun(platform).empty();
+}
+
+llvm::Error mlir::tcl::checkHostSupports(const Platform &platform) {
+  std::string why = whyHostCannotRun(platform);
+  if (why.empty())
+    return llvm::Error::success();
+  llvm::SmallVector<llvm::StringRef> runnable;
+  for (const Platform &other : kPlatforms)
+    if (hostSupports(other))
+      runnable.push_back(other.name);
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "code for platform '" + platform.name +
+          "' cannot run on this host: " + why + " (it runs " +
+          (runnable.empty() ? std::string("none of tcl's platforms")
+                            : llvm::join(runnable, ", ")) +
+          ")");
+}
+
+const Platform &mlir::tcl::getHostPlatform() {
+  // The table lists the CPU platforms from the most capable down.
+  for (const Platform &platform : kPlatforms)
+    if (platform.kind == PlatformKind::CPU && hostSupports(platform))
+      return platform;
+  return *lookupPlatform("x86-sse42");
+}
 
 HardwareFeatures HardwareFeatures::fromPlatform(const Platform &platform,
                                                 unsigned threads) {

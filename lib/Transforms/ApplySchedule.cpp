@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Transforms/ApplySchedule.h"
+#include "tcl/Target/Platform.h"
 #include "tcl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -510,6 +511,15 @@ LogicalResult mlir::tcl::applySchedule(ScheduleOp schedule, Operation *root) {
              << schedule.getTask() << "' (see the diagnostics above)";
   }
   return success();
+}
+
+StringRef mlir::tcl::getDefaultTarget(ModuleOp module) {
+  StringRef target;
+  module.walk([&](ScheduleOp schedule) {
+    target = schedule.getTarget();
+    return WalkResult::interrupt();
+  });
+  return target.empty() ? getHostPlatform().name : target;
 }
 
 //===----------------------------------------------------------------------===//

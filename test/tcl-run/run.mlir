@@ -1,5 +1,7 @@
 // End to end: a scheduled kernel and a default-scheduled one, JIT-compiled
 // and through tcl-compile's shared library, each checked against plain loops.
+// The tools compile for the schedules' platform (x86-avx2, which the hosts of
+// CI have) when --target is not given.
 // RUN: tcl-run %s --entry=mm_bias_relu --repeats=2 | FileCheck %s --check-prefix=JIT
 // RUN: tcl-run %s --entry=mm_bias_relu --repeats=2 --num-threads=2 | FileCheck %s --check-prefix=JIT2
 // RUN: tcl-compile %s -o %t.so
@@ -7,17 +9,23 @@
 // RUN: tcl-run %s --entry=softmax_rows --repeats=2 --target=x86-sse42 | FileCheck %s --check-prefix=SOFTMAX
 // RUN: not tcl-run %s --entry=missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not tcl-run %s --entry=mm_bias_relu --library=%t.missing.so 2>&1 | FileCheck %s --check-prefix=NOLIB
+// Code the host cannot execute is refused, JIT-compiled or from a library
+// (TCL_HOST_ISA stands in for a CPU without AVX2).
+// RUN: not env TCL_HOST_ISA=x86-sse42 tcl-run %s --entry=mm_bias_relu 2>&1 | FileCheck %s --check-prefix=NOTHERE
+// RUN: not env TCL_HOST_ISA=x86-sse42 tcl-run %s --entry=mm_bias_relu --library=%t.so 2>&1 | FileCheck %s --check-prefix=NOTHERE-SO
 
-// JIT: kernel @mm_bias_relu (JIT), x86-avx512, 1 thread(s)
+// JIT: kernel @mm_bias_relu (JIT), x86-avx2, 1 thread(s)
 // JIT-NEXT: check: max relative error {{.*}} against plain loops: ok
-// JIT2: kernel @mm_bias_relu (JIT), x86-avx512, 2 thread(s)
+// JIT2: kernel @mm_bias_relu (JIT), x86-avx2, 2 thread(s)
 // JIT2-NEXT: check: max relative error {{.*}} against plain loops: ok
-// AOT: kernel @mm_bias_relu (shared library {{.*}}.so), x86-avx512, 1 thread(s)
+// AOT: kernel @mm_bias_relu (shared library {{.*}}.so), x86-avx2, 1 thread(s)
 // AOT-NEXT: check: max relative error {{.*}} against plain loops: ok
 // SOFTMAX: kernel @softmax_rows (JIT), x86-sse42, 1 thread(s)
 // SOFTMAX-NEXT: check: max relative error {{.*}} against plain loops: ok
 // MISSING: tcl-run: no function @missing
 // NOLIB: tcl-run: cannot load
+// NOTHERE: tcl-run: code for platform 'x86-avx2' cannot run on this host: TCL_HOST_ISA=x86-sse42 limits this host to that platform's ISA (it runs x86-sse42)
+// NOTHERE-SO: tcl-run: {{.*}}.so: code for platform 'x86-avx2' cannot run on this host
 
 func.func @mm_bias_relu(%a: tensor<72x64xf32>, %b: tensor<64x96xf32>, %bias: tensor<96xf32>) -> tensor<72x96xf32> {
   %zero = arith.constant 0.0 : f32
@@ -35,7 +43,7 @@ func.func @mm_bias_relu(%a: tensor<72x64xf32>, %b: tensor<64x96xf32>, %bias: ten
   } -> tensor<72x96xf32>
   return %out : tensor<72x96xf32>
 }
-tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx2"
     loops [72 parallel, 96 parallel, 64 reduction] {
   tcl.sched.tile [24, 48, 0]
   tcl.sched.parallelize

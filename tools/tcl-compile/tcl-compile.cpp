@@ -20,6 +20,7 @@
 #include "tcl/Target/Codegen.h"
 #include "tcl/Target/ModelInterface.h"
 #include "tcl/Target/Platform.h"
+#include "tcl/Transforms/ApplySchedule.h"
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/Pipelines.h"
 #include "tcl/Transforms/TaskExtraction.h"
@@ -72,11 +73,13 @@ static llvm::cl::opt<std::string>
     outputFilename("o", llvm::cl::desc("Output file"),
                    llvm::cl::value_desc("filename"), llvm::cl::init("-"),
                    llvm::cl::cat(toolCategory));
-static llvm::cl::opt<std::string>
-    targetName("target",
-               llvm::cl::desc("Target platform (x86-avx512, "
-                              "x86-avx2, x86-sse42, nvptx-sm90)"),
-               llvm::cl::init("x86-avx512"), llvm::cl::cat(toolCategory));
+static const std::string targetHelp =
+    "Target platform (x86-avx512, x86-avx2, x86-sse42, nvptx-sm90; default: "
+    "that of the input's schedules, else this host's, " +
+    tcl::getHostPlatform().name.str() + ")";
+static llvm::cl::opt<std::string> targetName("target",
+                                             llvm::cl::desc(targetHelp),
+                                             llvm::cl::cat(toolCategory));
 static llvm::cl::opt<EmitKind> emitKind(
     "emit", llvm::cl::desc("What to produce"),
     llvm::cl::values(
@@ -200,20 +203,13 @@ int main(int argc, char **argv) {
   tcl::showOnlyInHelp({&toolCategory, &tuningCategory});
   llvm::cl::ParseCommandLineOptions(argc, argv, "tcl compiler driver\n");
 
-  const tcl::Platform *platform = tcl::lookupPlatform(targetName);
-  if (!platform) {
+  // An unknown target fails before the (possibly long) import.
+  if (!targetName.empty() && !tcl::lookupPlatform(targetName)) {
     llvm::errs() << "tcl-compile: unknown target '" << targetName
                  << "'; known targets:";
     for (const tcl::Platform &known : tcl::getPlatforms())
       llvm::errs() << " " << known.name;
     llvm::errs() << "\n";
-    return 1;
-  }
-
-  if (emitKind != EmitKind::MLIR && platform->kind != tcl::PlatformKind::CPU) {
-    llvm::errs() << "tcl-compile: --emit=llvm|obj|so supports CPU targets "
-                    "only; "
-                 << targetName << " is not one\n";
     return 1;
   }
 
@@ -262,6 +258,15 @@ int main(int argc, char **argv) {
     if (!module)
       return 1;
   }
+  if (targetName.empty())
+    targetName = tcl::getDefaultTarget(*module).str();
+  const tcl::Platform *platform = tcl::lookupPlatform(targetName);
+  if (emitKind != EmitKind::MLIR && platform->kind != tcl::PlatformKind::CPU) {
+    llvm::errs() << "tcl-compile: --emit=llvm|obj|so supports CPU targets "
+                    "only; "
+                 << targetName << " is not one\n";
+    return 1;
+  }
   if (failed(checkScheduleTargets(*module, *platform)))
     return 1;
 
@@ -270,7 +275,14 @@ int main(int argc, char **argv) {
                     "its measurements\n";
     return 1;
   }
-  // Checked before the database is opened (and so created).
+  // Checked before the database is opened (and so created): tuning measures
+  // on this host.
+  if (tune)
+    if (llvm::Error error = tcl::checkHostSupports(*platform)) {
+      llvm::errs() << "tcl-compile: cannot tune here: "
+                   << llvm::toString(std::move(error)) << "\n";
+      return 1;
+    }
   if (tune && !llvm::is_contained(tcl::getCostModelNames(), costModel)) {
     llvm::errs() << "tcl-compile: unknown cost model '" << costModel << "' ("
                  << llvm::join(tcl::getCostModelNames(), ", ") << ")\n";
@@ -360,8 +372,8 @@ int main(int argc, char **argv) {
   std::optional<tcl::ModelInterface> api;
   if (emitKind == EmitKind::SharedLibrary &&
       module->lookupSymbol<func::FuncOp>(apiEntry)) {
-    auto iface =
-        tcl::ModelInterface::fromFunction(*module, apiEntry, numThreads);
+    auto iface = tcl::ModelInterface::fromFunction(*module, apiEntry, *platform,
+                                                   numThreads);
     if (!iface) {
       llvm::errs() << "tcl-compile: " << llvm::toString(iface.takeError())
                    << "\n";

@@ -19,6 +19,7 @@
 #include "tcl/Runtime/Measure.h"
 #include "tcl/Support/CommandLine.h"
 #include "tcl/Target/Codegen.h"
+#include "tcl/Transforms/ApplySchedule.h"
 #include "tcl/Tuning/Tokenizer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -54,9 +55,12 @@ static llvm::cl::list<std::string> inputShapes(
     "input-shape",
     llvm::cl::desc("Static shape of an ONNX graph input: name=1x3x224x224"),
     llvm::cl::cat(toolCategory));
+static const std::string targetHelp =
+    "CPU platform (default: that of the input's schedules, else this "
+    "host's, " +
+    getHostPlatform().name.str() + ")";
 static llvm::cl::opt<std::string> targetName("target",
-                                             llvm::cl::desc("CPU platform"),
-                                             llvm::cl::init("x86-avx512"),
+                                             llvm::cl::desc(targetHelp),
                                              llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned>
     numThreads("num-threads", llvm::cl::desc("Threads of parallel loops"),
@@ -135,20 +139,8 @@ int main(int argc, char **argv) {
       return fail(parsed.takeError());
     signature = std::move(*parsed);
     flops = countFlops(*module);
-  }
-
-  // The reference, unless test data gives the expected outputs: the same
-  // function as plain loops, no schedules.
-  std::optional<Kernel> reference;
-  if (testData.empty()) {
-    auto naiveSource = stripSchedules(source);
-    if (!naiveSource)
-      return fail(naiveSource.takeError());
-    auto naive =
-        Kernel::jit(*naiveSource, entry, LoweringOptions{targetName, 1, false});
-    if (!naive)
-      return fail(naive.takeError());
-    reference.emplace(std::move(*naive));
+    if (targetName.empty())
+      targetName = getDefaultTarget(*module).str();
   }
 
   std::optional<Kernel> kernel;
@@ -163,6 +155,20 @@ int main(int argc, char **argv) {
     if (!loaded)
       return fail(loaded.takeError());
     kernel.emplace(std::move(*loaded));
+  }
+
+  // The reference, unless test data gives the expected outputs: the same
+  // function as plain loops, no schedules.
+  std::optional<Kernel> reference;
+  if (testData.empty()) {
+    auto naiveSource = stripSchedules(source);
+    if (!naiveSource)
+      return fail(naiveSource.takeError());
+    auto naive =
+        Kernel::jit(*naiveSource, entry, LoweringOptions{targetName, 1, false});
+    if (!naive)
+      return fail(naive.takeError());
+    reference.emplace(std::move(*naive));
   }
 
   std::vector<Buffer> inputs, expected;

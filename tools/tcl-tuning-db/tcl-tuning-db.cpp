@@ -75,8 +75,10 @@ static llvm::cl::opt<std::string> platformName(
     "platform",
     llvm::cl::desc("Platform to evaluate on or collect for, "
                    "<target>/<threads>t (x86-avx512/1t, x86-avx512/2t, "
-                   "x86-avx2/1t, x86-sse42/1t)"),
-    llvm::cl::init("x86-avx512/1t"), llvm::cl::cat(toolCategory));
+                   "x86-avx2/1t, x86-sse42/1t; default: this host's with "
+                   "one thread)"),
+    llvm::cl::init(mlir::tcl::getHostPlatform().name.str() + "/1t"),
+    llvm::cl::cat(toolCategory));
 
 static llvm::cl::list<std::string>
     exportPlatforms("platforms",

@@ -84,7 +84,7 @@ float maxAbsDifference(const std::vector<float> &a,
 class KernelTest : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(KernelTest, ScheduledMatchesReferenceAndNaive) {
-  LoweringOptions options{"x86-avx512", GetParam()};
+  LoweringOptions options{getHostPlatform().name.str(), GetParam()};
   auto kernel = Kernel::jit(kScheduled, "mm_bias_relu", options);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   std::vector<Buffer> inputs = kernel->getSignature().makeRandomInputs(1);
@@ -104,7 +104,7 @@ TEST_P(KernelTest, ScheduledMatchesReferenceAndNaive) {
 }
 
 TEST_P(KernelTest, RunsAgainAfterItsThreadsSlept) {
-  LoweringOptions options{"x86-avx512", GetParam()};
+  LoweringOptions options{getHostPlatform().name.str(), GetParam()};
   auto kernel = Kernel::jit(kScheduled, "mm_bias_relu", options);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   std::vector<Buffer> inputs = kernel->getSignature().makeRandomInputs(2);
@@ -137,7 +137,7 @@ TEST_P(KernelTest, RunsAgainAfterItsThreadsSlept) {
 }
 
 TEST_P(KernelTest, JitAndSharedLibraryAreBitIdentical) {
-  LoweringOptions options{"x86-avx512", GetParam()};
+  LoweringOptions options{getHostPlatform().name.str(), GetParam()};
   auto jitted = Kernel::jit(kScheduled, "mm_bias_relu", options);
   ASSERT_TRUE(bool(jitted)) << llvm::toString(jitted.takeError());
 
@@ -156,7 +156,7 @@ TEST_P(KernelTest, JitAndSharedLibraryAreBitIdentical) {
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("kernel-test", "so", path));
   llvm::FileRemover remove(path);
   llvm::Error emitted = emitSharedLibrary(
-      *module, *lookupPlatform("x86-avx512"), options.numThreads > 1, path);
+      *module, *lookupPlatform(options.target), options.numThreads > 1, path);
   ASSERT_FALSE(bool(emitted)) << llvm::toString(std::move(emitted));
   auto loaded = Kernel::load(path, "mm_bias_relu", jitted->getSignature());
   ASSERT_TRUE(bool(loaded)) << llvm::toString(loaded.takeError());
@@ -170,6 +170,48 @@ TEST_P(KernelTest, JitAndSharedLibraryAreBitIdentical) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, KernelTest, ::testing::Values(1u, 2u));
+
+/// Code for a platform this host cannot execute is refused with the reason,
+/// by the JIT and by the loader of a shared library that names its
+/// platform, instead of dying of SIGILL. TCL_HOST_ISA makes any host one
+/// without AVX2.
+TEST(KernelErrors, RefusesCodeTheHostCannotRun) {
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  registerLLVMTranslations(registry);
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kScheduled, &context);
+  ASSERT_TRUE(module);
+  PassManager pm(&context);
+  ASSERT_TRUE(succeeded(buildLowerToLLVMPipeline(pm, {"x86-avx2", 1})));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("kernel-test", "so", path));
+  llvm::FileRemover remove(path);
+  ASSERT_FALSE(bool(
+      emitSharedLibrary(*module, *lookupPlatform("x86-avx2"), false, path)));
+  auto signature = KernelSignature::fromFunction(
+      *parseSourceString<ModuleOp>(kScheduled, &context), "mm_bias_relu");
+  ASSERT_TRUE(bool(signature));
+
+  ASSERT_EQ(setenv("TCL_HOST_ISA", "x86-sse42", 1), 0);
+  EXPECT_FALSE(hostSupports(*lookupPlatform("x86-avx2")));
+  EXPECT_EQ(getHostPlatform().name, "x86-sse42");
+  auto loaded = Kernel::load(path, "mm_bias_relu", *signature);
+  auto jitted = Kernel::jit(kScheduled, "mm_bias_relu", {"x86-avx2", 1});
+  unsetenv("TCL_HOST_ISA");
+  ASSERT_FALSE(bool(loaded));
+  std::string message = llvm::toString(loaded.takeError());
+  EXPECT_NE(message.find("code for platform 'x86-avx2' cannot run on this "
+                         "host: TCL_HOST_ISA=x86-sse42 limits"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("(it runs x86-sse42)"), std::string::npos) << message;
+  ASSERT_FALSE(bool(jitted));
+  EXPECT_NE(llvm::toString(jitted.takeError()).find("cannot run on this host"),
+            std::string::npos);
+}
 
 TEST(KernelErrors, RejectsBadInput) {
   LoweringOptions options;

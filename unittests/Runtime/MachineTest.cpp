@@ -9,6 +9,7 @@
 #include "../Support/ForeignLoad.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <gtest/gtest.h>
 
 using namespace mlir::tcl;
@@ -46,6 +47,42 @@ TEST(MachineTest, ProbesEveryPlatformThisHostRuns) {
       probeHardware(*lookupPlatform("x86-sse42"), 0);
   EXPECT_FALSE(bool(zero));
   llvm::consumeError(zero.takeError());
+}
+
+/// The tools' default platform is the most capable one this host runs; one
+/// above it is refused with the missing features. TCL_HOST_ISA lowers the
+/// host's ISA, and a value that names no CPU platform is reported.
+TEST(MachineTest, HostPlatformIsTheMostCapableOneItRuns) {
+  const Platform &host = getHostPlatform();
+  EXPECT_EQ(host.kind, PlatformKind::CPU);
+  EXPECT_TRUE(hostSupports(host));
+  EXPECT_FALSE(bool(checkHostSupports(host)));
+  for (const Platform &platform : getPlatforms()) {
+    if (platform.kind != PlatformKind::CPU || platform.isa <= host.isa)
+      continue;
+    EXPECT_FALSE(hostSupports(platform)) << platform.name.str();
+    std::string message = llvm::toString(checkHostSupports(platform));
+    EXPECT_NE(message.find("this host's CPU lacks avx"), std::string::npos)
+        << message;
+  }
+  EXPECT_EQ(getRequiredCpuFeatures(IsaLevel::SSE42).size(), 2u);
+  EXPECT_TRUE(getRequiredCpuFeatures(IsaLevel::NVPTX).empty());
+
+  ASSERT_EQ(setenv("TCL_HOST_ISA", "x86-sse42", 1), 0);
+  EXPECT_EQ(getHostPlatform().name, "x86-sse42");
+  std::string limited =
+      llvm::toString(checkHostSupports(*lookupPlatform("x86-avx512")));
+  ASSERT_EQ(setenv("TCL_HOST_ISA", "x86-avx1024", 1), 0);
+  std::string unknown =
+      llvm::toString(checkHostSupports(*lookupPlatform("x86-sse42")));
+  unsetenv("TCL_HOST_ISA");
+  EXPECT_EQ(limited, "code for platform 'x86-avx512' cannot run on this host: "
+                     "TCL_HOST_ISA=x86-sse42 limits this host to that "
+                     "platform's ISA (it runs x86-sse42)");
+  EXPECT_NE(unknown.find("TCL_HOST_ISA='x86-avx1024' is not a CPU platform"),
+            std::string::npos)
+      << unknown;
+  EXPECT_EQ(getHostPlatform().name, host.name);
 }
 
 /// A process in another process group spinning for half a second is

@@ -33,9 +33,6 @@ namespace mlir::tcl {
 llvm::Expected<HardwareFeatures> probeHardware(const Platform &platform,
                                                unsigned threads);
 
-/// Whether the host can execute code generated for `platform`.
-bool hostSupports(const Platform &platform);
-
 class LoadMonitor {
 public:
   /// Starts a window now.

@@ -34,6 +34,8 @@
 #ifndef TCL_RUNTIME_MEASURE_H
 #define TCL_RUNTIME_MEASURE_H
 
+#include "tcl/Target/Platform.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -69,7 +71,8 @@ struct MeasureInput {
   /// The candidate: the same function with the schedules to measure.
   std::string candidate;
   std::string entry;
-  std::string target = "x86-avx512";
+  /// The platform to compile for; by default the host's.
+  std::string target = getHostPlatform().name.str();
   unsigned numThreads = 1;
 };
 

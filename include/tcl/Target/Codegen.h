@@ -52,9 +52,16 @@ llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
                               llvm::StringRef libraryPath, bool usesOpenMP,
                               llvm::ArrayRef<std::string> cSources = {});
 
+/// The symbol of the NUL-terminated name of the platform a shared library
+/// from emitSharedLibrary was compiled for, so that a loader can refuse code
+/// its host cannot execute instead of dying of an illegal instruction.
+inline constexpr llvm::StringLiteral kLibraryTargetSymbol =
+    "tcl_library_target";
+
 /// Compiles a lowered module to a shared library at `libraryPath`: LLVM IR at
 /// -O3, an object file in a temporary location, then the system linker.
-/// With `cApiSource`, that C code (see ModelInterface) is linked in too.
+/// With `cApiSource`, that C code (see ModelInterface) is linked in too. The
+/// library names its platform (kLibraryTargetSymbol).
 llvm::Error emitSharedLibrary(ModuleOp module, const Platform &platform,
                               bool usesOpenMP, llvm::StringRef libraryPath,
                               llvm::StringRef cApiSource = "");

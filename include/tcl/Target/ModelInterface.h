@@ -16,6 +16,7 @@
 //   int tcl_model_input_rank(int), tcl_model_output_rank(int);
 //   const int64_t *tcl_model_input_shape(int), *tcl_model_output_shape(int);
 //   int tcl_model_num_threads(void);
+//   const char *tcl_model_target(void);
 //
 // Buffers are dense row-major f32 arrays owned by the caller; weights are
 // embedded in the library. The implementation is plain C over the kernel's
@@ -25,6 +26,8 @@
 
 #ifndef TCL_TARGET_MODELINTERFACE_H
 #define TCL_TARGET_MODELINTERFACE_H
+
+#include "tcl/Target/Platform.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
@@ -43,12 +46,18 @@ struct ModelInterface {
   std::string entry;
   std::vector<ModelTensor> inputs, outputs;
   unsigned numThreads = 1;
+  /// The platform the model's kernels are compiled for: tcl_model_create
+  /// refuses a CPU without its features.
+  IsaLevel isa = IsaLevel::SSE42;
+  std::string target;
 
   /// Reads the interface of function `entry` (f32 tensors with static
   /// shapes; names from `tcl.name` argument/result attributes, else
   /// input_N/output_N).
-  static llvm::Expected<ModelInterface>
-  fromFunction(ModuleOp module, llvm::StringRef entry, unsigned numThreads);
+  static llvm::Expected<ModelInterface> fromFunction(ModuleOp module,
+                                                     llvm::StringRef entry,
+                                                     const Platform &platform,
+                                                     unsigned numThreads);
 
   /// The C header declaring the API.
   std::string getHeader() const;

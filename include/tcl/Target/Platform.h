@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <optional>
 #include <string>
@@ -75,6 +76,25 @@ struct HardwareFeatures {
 /// Returns the platform called `name`, or nullptr.
 const Platform *lookupPlatform(llvm::StringRef name);
 llvm::ArrayRef<Platform> getPlatforms();
+
+/// The CPU features code generated for `isa` needs, by the names LLVM's host
+/// detection and the compilers' __builtin_cpu_supports both use (empty for
+/// GPUs).
+llvm::ArrayRef<llvm::StringRef> getRequiredCpuFeatures(IsaLevel isa);
+
+/// Whether this host can execute code generated for `platform`. The
+/// environment variable TCL_HOST_ISA=<CPU platform> makes the host run as if
+/// its ISA stopped at that platform's (to try generic code, or a host
+/// without AVX-512, on any machine).
+bool hostSupports(const Platform &platform);
+
+/// Succeeds if this host can execute code generated for `platform`; else
+/// says why not (the missing CPU features) and which platforms it runs.
+llvm::Error checkHostSupports(const Platform &platform);
+
+/// The most capable CPU platform this host can execute: the default target
+/// of the tools that compile code to run here.
+const Platform &getHostPlatform();
 
 } // namespace mlir::tcl
 

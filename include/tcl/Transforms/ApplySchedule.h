@@ -50,6 +50,11 @@ void untagTaskInstances(Operation *root);
 /// Applies `schedule` to every instance of its task under `root`.
 LogicalResult applySchedule(ScheduleOp schedule, Operation *root);
 
+/// The platform to compile `module` for when none is asked for: that of its
+/// schedules (they are bound to one), else the most capable one this host
+/// runs (getHostPlatform).
+StringRef getDefaultTarget(ModuleOp module);
+
 } // namespace mlir::tcl
 
 #endif // TCL_TRANSFORMS_APPLYSCHEDULE_H

@@ -7,6 +7,8 @@
 #ifndef TCL_TRANSFORMS_PIPELINES_H
 #define TCL_TRANSFORMS_PIPELINES_H
 
+#include "tcl/Target/Platform.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LogicalResult.h"
@@ -16,8 +18,8 @@
 namespace mlir::tcl {
 
 struct LoweringOptions {
-  /// Named CPU platform (tcl/Target/Platform.h).
-  std::string target = "x86-avx512";
+  /// Named CPU platform (tcl/Target/Platform.h); by default the host's.
+  std::string target = getHostPlatform().name.str();
   /// Threads that run parallel loops (scf.forall from `parallelize`); 1 keeps
   /// the code sequential and free of the OpenMP runtime.
   unsigned numThreads = 1;

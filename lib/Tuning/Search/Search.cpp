@@ -729,17 +729,21 @@ mlir::tcl::registerPlatform(TuningDatabase &database, llvm::StringRef target,
   if (!platform)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown target '" + target + "'");
+  // Measuring code the host cannot execute would only record crashes.
+  if (probe)
+    if (llvm::Error error = checkHostSupports(*platform))
+      return std::move(error);
   PlatformEntry entry = PlatformEntry::make(target, threads);
   std::optional<HardwareFeatures> stored;
   if (std::optional<PlatformEntry> existing = database.getPlatform(entry.name))
     stored = HardwareFeatures::fromJson(existing->features);
   else if (llvm::Error error = database.addPlatform(entry))
     return std::move(error);
-  if (stored && (stored->isProbed() || !probe || !hostSupports(*platform)))
+  if (stored && (stored->isProbed() || !probe))
     return *stored;
   HardwareFeatures features =
       HardwareFeatures::fromPlatform(*platform, threads);
-  if (probe && hostSupports(*platform)) {
+  if (probe) {
     llvm::Expected<HardwareFeatures> probed = probeHardware(*platform, threads);
     if (!probed)
       return probed.takeError();

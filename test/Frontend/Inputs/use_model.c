@@ -11,7 +11,13 @@ static long count(int rank, const int64_t *shape) {
 }
 
 int main(void) {
+  printf("target: %s\n", tcl_model_target());
   tcl_model *model = tcl_model_create();
+  if (!model) {
+    printf("tcl_model_create refused: this CPU cannot run %s code\n",
+           tcl_model_target());
+    return 2;
+  }
   int numInputs = tcl_model_num_inputs(), numOutputs = tcl_model_num_outputs();
   const float *inputs[16];
   float *outputs[16];

@@ -104,7 +104,8 @@ private:
 //===----------------------------------------------------------------------===//
 
 struct TuningOptions {
-  std::string target = "x86-avx512";
+  /// The platform measured; by default the host's.
+  std::string target = getHostPlatform().name.str();
   unsigned numThreads = 1;
   /// Trials (measured candidates, the default schedules included) to spend.
   unsigned trials = 64;
@@ -126,8 +127,9 @@ struct TuningOptions {
   /// rest proposed by the evolutionary search (Tenset's mix of random
   /// samples and programs a search visits).
   double randomFraction = 0;
-  /// Probe the machine for the platform's hardware features when the
-  /// database does not have them yet (registerPlatform).
+  /// Measurements are taken on this machine: it must run the platform, and
+  /// is probed for its hardware features when the database does not have
+  /// them yet (registerPlatform).
   bool probeHardware = true;
   /// A model file for a learned cost model to start from (CostModel::load).
   std::string costModelFile;
@@ -171,8 +173,9 @@ private:
 
 /// Adds platform `target` with `threads` threads to the database and
 /// returns its hardware features: those stored, or (with `probe`, when the
-/// stored ones are not probed and this machine can run the platform)
-/// freshly probed ones, which are then stored.
+/// stored ones are not probed) freshly probed ones, which are then stored.
+/// `probe` means the caller measures on this machine: it fails, before
+/// anything is stored, if this host cannot execute the platform's code.
 llvm::Expected<HardwareFeatures> registerPlatform(TuningDatabase &database,
                                                   llvm::StringRef target,
                                                   unsigned threads, bool probe);
