@@ -81,6 +81,24 @@ float maxAbsDifference(const std::vector<float> &a,
   return diff;
 }
 
+/// Lowers kScheduled with `options` and compiles it to the shared library
+/// `path`, as tcl-compile does.
+llvm::Error emitScheduledLibrary(const LoweringOptions &options,
+                                 llvm::StringRef path) {
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  registerLLVMTranslations(registry);
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kScheduled, &context);
+  PassManager pm(&context);
+  if (!module || failed(buildLowerToLLVMPipeline(pm, options)) ||
+      failed(pm.run(*module)))
+    return llvm::createStringError("cannot lower the scheduled kernel");
+  return emitSharedLibrary(*module, *lookupPlatform(options.target),
+                           options.numThreads > 1, path);
+}
+
 class KernelTest : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(KernelTest, ScheduledMatchesReferenceAndNaive) {
@@ -142,21 +160,10 @@ TEST_P(KernelTest, JitAndSharedLibraryAreBitIdentical) {
   ASSERT_TRUE(bool(jitted)) << llvm::toString(jitted.takeError());
 
   // The same module through tcl-compile's AOT path.
-  DialectRegistry registry;
-  registerTclDialects(registry);
-  registerLLVMTranslations(registry);
-  MLIRContext context(registry);
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(kScheduled, &context);
-  ASSERT_TRUE(module);
-  PassManager pm(&context);
-  ASSERT_TRUE(succeeded(buildLowerToLLVMPipeline(pm, options)));
-  ASSERT_TRUE(succeeded(pm.run(*module)));
   llvm::SmallString<128> path;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("kernel-test", "so", path));
   llvm::FileRemover remove(path);
-  llvm::Error emitted = emitSharedLibrary(
-      *module, *lookupPlatform(options.target), options.numThreads > 1, path);
+  llvm::Error emitted = emitScheduledLibrary(options, path);
   ASSERT_FALSE(bool(emitted)) << llvm::toString(std::move(emitted));
   auto loaded = Kernel::load(path, "mm_bias_relu", jitted->getSignature());
   ASSERT_TRUE(bool(loaded)) << llvm::toString(loaded.takeError());
@@ -176,24 +183,16 @@ INSTANTIATE_TEST_SUITE_P(Threads, KernelTest, ::testing::Values(1u, 2u));
 /// platform, instead of dying of SIGILL. TCL_HOST_ISA makes any host one
 /// without AVX2.
 TEST(KernelErrors, RefusesCodeTheHostCannotRun) {
-  DialectRegistry registry;
-  registerTclDialects(registry);
-  registerLLVMTranslations(registry);
-  MLIRContext context(registry);
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(kScheduled, &context);
-  ASSERT_TRUE(module);
-  PassManager pm(&context);
-  ASSERT_TRUE(succeeded(buildLowerToLLVMPipeline(pm, {"x86-avx2", 1})));
-  ASSERT_TRUE(succeeded(pm.run(*module)));
   llvm::SmallString<128> path;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("kernel-test", "so", path));
   llvm::FileRemover remove(path);
-  ASSERT_FALSE(bool(
-      emitSharedLibrary(*module, *lookupPlatform("x86-avx2"), false, path)));
+  ASSERT_FALSE(bool(emitScheduledLibrary({"x86-avx2", 1}, path)));
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  MLIRContext context(registry);
   auto signature = KernelSignature::fromFunction(
       *parseSourceString<ModuleOp>(kScheduled, &context), "mm_bias_relu");
-  ASSERT_TRUE(bool(signature));
+  ASSERT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
 
   ASSERT_EQ(setenv("TCL_HOST_ISA", "x86-sse42", 1), 0);
   EXPECT_FALSE(hostSupports(*lookupPlatform("x86-avx2")));
