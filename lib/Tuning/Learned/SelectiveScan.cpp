@@ -35,9 +35,11 @@ using namespace mlir::tcl::learned;
 #define TCL_HAVE_AVX512_CLONE 1
 #define TCL_TARGET_AVX512                                                      \
   __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")))
+#define TCL_TARGET_AVX2 __attribute__((target("avx2,fma")))
 #else
 #define TCL_HAVE_AVX512_CLONE 0
 #define TCL_TARGET_AVX512
+#define TCL_TARGET_AVX2
 #endif
 #define TCL_ALWAYS_INLINE inline __attribute__((always_inline))
 
@@ -98,14 +100,28 @@ template <typename Body> int64_t forEachChunk(int64_t n, const Body &body) {
   return chunks;
 }
 
-/// Runs a kernel compiled for AVX-512 when the CPU has it (the project is
-/// built for baseline x86-64, and the scan is where vector width pays).
+/// Runs a kernel compiled for AVX-512, else for AVX2 with FMA, when the CPU
+/// has it (the project is built for baseline x86-64, and the scan is where
+/// vector width pays).
 #if TCL_HAVE_AVX512_CLONE
 template <typename Args,
           void (*Kernel)(const Args &, int64_t, int64_t, int64_t)>
 TCL_TARGET_AVX512 void runAvx512(const Args &args, int64_t chunk, int64_t begin,
                                  int64_t end) {
   Kernel(args, chunk, begin, end);
+}
+
+template <typename Args,
+          void (*Kernel)(const Args &, int64_t, int64_t, int64_t)>
+TCL_TARGET_AVX2 void runAvx2(const Args &args, int64_t chunk, int64_t begin,
+                             int64_t end) {
+  Kernel(args, chunk, begin, end);
+}
+
+bool hasAvx2() {
+  static const bool has =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
 }
 
 bool hasAvx512() {
@@ -122,6 +138,8 @@ void runBest(const Args &args, int64_t chunk, int64_t begin, int64_t end) {
 #if TCL_HAVE_AVX512_CLONE
   if (hasAvx512())
     return runAvx512<Args, Kernel>(args, chunk, begin, end);
+  if (hasAvx2())
+    return runAvx2<Args, Kernel>(args, chunk, begin, end);
 #endif
   Kernel(args, chunk, begin, end);
 }
