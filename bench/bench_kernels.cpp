@@ -19,7 +19,7 @@
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Runtime/Machine.h"
 #include "tcl/Runtime/Measure.h"
-#include "tcl/Tuning/Search/Search.h"
+#include "tcl/Tuning/Search.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"

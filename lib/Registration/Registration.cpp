@@ -6,9 +6,9 @@
 
 #include "tcl/Registration/Registration.h"
 #include "tcl/Dialect/Tcl/IR/TclDialect.h"
+#include "tcl/Target/Platform.h"
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/Pipelines.h"
-#include "tcl/Tuning/DefaultSchedule.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -88,6 +88,14 @@ void mlir::tcl::registerTclDialects(DialectRegistry &registry) {
                   transform::TransformDialect, ub::UBDialect,
                   vector::VectorDialect, x86vector::X86VectorDialect>();
 
+  // The platforms schedules may target, from the Target layer's table.
+  registry.addExtension(+[](MLIRContext *, tcl::TclDialect *dialect) {
+    SmallVector<StringRef> names;
+    for (const tcl::Platform &platform : tcl::getPlatforms())
+      names.push_back(platform.name);
+    dialect->addKnownTargets(names);
+  });
+
   // Interface models: tiling, bufferization, value bounds, deallocation.
   affine::registerValueBoundsOpInterfaceExternalModels(registry);
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
@@ -144,5 +152,4 @@ void mlir::tcl::registerAllTclPasses() {
   registerAllPasses();
   registerTclPasses(); // Generated from Passes.td.
   registerTclPipelines();
-  registerTclTuningPasses();
 }

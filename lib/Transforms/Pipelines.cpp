@@ -7,7 +7,7 @@
 #include "tcl/Transforms/Pipelines.h"
 #include "tcl/Target/Platform.h"
 #include "tcl/Transforms/Passes.h"
-#include "tcl/Tuning/DefaultSchedule.h"
+#include "tcl/Transforms/DefaultSchedule.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"

@@ -77,14 +77,15 @@ static std::string describeOp(Operation *op) {
   return text;
 }
 
-static double anchorFlops(Operation *op) {
-  auto linalgOp = cast<linalg::LinalgOp>(op);
+double mlir::tcl::countFlops(linalg::LinalgOp linalgOp) {
   double points = 1;
   for (int64_t extent : linalgOp.getStaticLoopRanges()) {
     if (ShapedType::isDynamic(extent))
       return 0;
     points *= extent;
   }
+  // Arithmetic per iteration point: the ops of the payload region, so a
+  // multiply-accumulate counts 2 and a max-pool window step counts 1.
   unsigned opsPerPoint = 0;
   for (Operation &inner : linalgOp.getBlock()->without_terminator())
     opsPerPoint += inner.getNumResults() > 0;
@@ -139,7 +140,7 @@ std::vector<TaskSummary> mlir::tcl::summarizeTasks(ModuleOp module) {
         summary.name = task.getValue().str();
         summary.anchorName = op->getName().getStringRef().str();
         summary.key = describeOp(op);
-        summary.flops = anchorFlops(op);
+        summary.flops = countFlops(cast<linalg::LinalgOp>(op));
       }
     } else if (auto task = op->getAttrOfType<StringAttr>(kEpilogueAttrName)) {
       TaskSummary &summary = tasks[task.getValue()];

@@ -6,6 +6,7 @@
 
 #include "tcl/Tuning/Tokenizer.h"
 #include "tcl/Target/Platform.h"
+#include "tcl/Transforms/TaskExtraction.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -76,18 +77,9 @@ FailureOr<TaskFeatures> TaskFeatures::fromAnchor(linalg::LinalgOp anchor) {
   features.anchorClass = info->anchorClass;
   features.extents = anchor.getStaticLoopRanges();
   features.numReductionLoops = anchor.getNumReductionLoops();
-  double points = 1;
-  for (int64_t extent : features.extents) {
-    if (ShapedType::isDynamic(extent))
-      return failure();
-    points *= extent;
-  }
-  // Arithmetic per iteration point: the ops of the payload region, so a
-  // multiply-accumulate counts 2 and a max-pool window step counts 1.
-  unsigned opsPerPoint = 0;
-  for (Operation &op : anchor.getBlock()->without_terminator())
-    opsPerPoint += op.getNumResults() > 0 ? 1 : 0;
-  features.flops = points * opsPerPoint;
+  if (llvm::any_of(features.extents, ShapedType::isDynamic))
+    return failure();
+  features.flops = countFlops(anchor);
   for (Value operand : anchor->getOperands()) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
     if (!type || !type.hasStaticShape())

@@ -24,7 +24,7 @@
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/Pipelines.h"
 #include "tcl/Transforms/TaskExtraction.h"
-#include "tcl/Tuning/Search/Search.h"
+#include "tcl/Tuning/Search.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"

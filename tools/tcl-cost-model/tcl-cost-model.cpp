@@ -23,8 +23,8 @@
 
 #include "tcl/Registration/Registration.h"
 #include "tcl/Support/CommandLine.h"
-#include "tcl/Tuning/Search/Dataset.h"
-#include "tcl/Tuning/Search/Evaluation.h"
+#include "tcl/Tuning/Dataset.h"
+#include "tcl/Tuning/Evaluation.h"
 
 #include "mlir/IR/MLIRContext.h"
 

@@ -20,7 +20,7 @@
 #include "tcl/Support/CommandLine.h"
 #include "tcl/Target/Codegen.h"
 #include "tcl/Transforms/ApplySchedule.h"
-#include "tcl/Tuning/Tokenizer.h"
+#include "tcl/Transforms/TaskExtraction.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -80,13 +80,13 @@ static int fail(llvm::Error error) {
 }
 
 /// FLOPs of the schedulable ops of `entry` in `module` (0 if unknown).
-static double countFlops(ModuleOp module) {
+static double countEntryFlops(ModuleOp module) {
   double flops = 0;
   if (auto function = module.lookupSymbol<func::FuncOp>(entry))
     function.walk([&](linalg::LinalgOp op) {
-      if (FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(op);
-          succeeded(task) && lookupAnchor(op->getName().getStringRef()))
-        flops += task->flops;
+      if (op.hasPureTensorSemantics() &&
+          lookupAnchor(op->getName().getStringRef()))
+        flops += countFlops(op);
     });
   return flops;
 }
@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
     if (!parsed)
       return fail(parsed.takeError());
     signature = std::move(*parsed);
-    flops = countFlops(*module);
+    flops = countEntryFlops(*module);
     if (targetName.empty())
       targetName = getDefaultTarget(*module).str();
   }

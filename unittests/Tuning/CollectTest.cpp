@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/Search/Collect.h"
+#include "tcl/Tuning/Collect.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Transforms/TaskExtraction.h"
-#include "tcl/Tuning/Search/SearchSpace.h"
+#include "tcl/Tuning/SearchSpace.h"
 
 #include "../Support/TclTest.h"
 

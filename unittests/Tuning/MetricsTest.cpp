@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/Search/Metrics.h"
+#include "tcl/Tuning/Metrics.h"
 
 #include <cmath>
 #include <gtest/gtest.h>

@@ -4,12 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/Search/Search.h"
+#include "tcl/Tuning/Search.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Transforms/TaskExtraction.h"
-#include "tcl/Tuning/Search/Evaluation.h"
-#include "tcl/Tuning/Search/Metrics.h"
-#include "tcl/Tuning/Search/SearchSpace.h"
+#include "tcl/Tuning/Evaluation.h"
+#include "tcl/Tuning/Metrics.h"
+#include "tcl/Tuning/SearchSpace.h"
 
 #include "../Support/TclTest.h"
 

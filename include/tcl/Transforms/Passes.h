@@ -7,6 +7,8 @@
 #ifndef TCL_TRANSFORMS_PASSES_H
 #define TCL_TRANSFORMS_PASSES_H
 
+#include "tcl/Dialect/Tcl/IR/TclDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir::linalg {
+class LinalgOp;
+} // namespace mlir::linalg
+
 namespace mlir::tcl {
 
 /// One task of a module: what tcl tunes and schedules as a unit.
@@ -28,6 +32,11 @@ struct TaskSummary {
   /// FLOPs of one occurrence of the anchor (0 if unknown).
   double flops = 0;
 };
+
+/// FLOPs of one execution of `op`: iteration points times the arithmetic
+/// ops of its body (0 if a loop extent is dynamic). The one count every
+/// report, feature and benchmark uses.
+double countFlops(linalg::LinalgOp op);
 
 /// Tags the module's tasks (see the tcl-extract-tasks pass) and returns
 /// them in order of first occurrence.

@@ -18,3 +18,13 @@ void TclDialect::initialize() {
 #include "tcl/Dialect/Tcl/IR/TclSchedOps.cpp.inc"
       >();
 }
+
+void TclDialect::addKnownTargets(llvm::ArrayRef<llvm::StringRef> names) {
+  for (llvm::StringRef name : names)
+    if (!isKnownTarget(name))
+      knownTargets.push_back(name.str());
+}
+
+bool TclDialect::isKnownTarget(llvm::StringRef name) const {
+  return llvm::is_contained(knownTargets, name);
+}

@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Dialect/Tcl/IR/TclOps.h"
-#include "tcl/Target/Platform.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -127,11 +126,14 @@ void ScheduleOp::build(OpBuilder &builder, OperationState &state,
 LogicalResult ScheduleOp::verify() {
   if (getTask().empty())
     return emitOpError("needs a non-empty task name");
-  if (!lookupPlatform(getTarget())) {
+  auto *dialect = cast<TclDialect>((*this)->getDialect());
+  if (!dialect->isKnownTarget(getTarget())) {
     auto diag = emitOpError("targets unknown platform '")
                 << getTarget() << "'; known platforms:";
-    for (const Platform &platform : getPlatforms())
-      diag << " " << platform.name;
+    for (llvm::StringRef name : dialect->getKnownTargets())
+      diag << " " << name;
+    if (dialect->getKnownTargets().empty())
+      diag << " none (registerTclDialects registers them)";
     return diag;
   }
   const AnchorInfo *anchor = lookupAnchor(getAnchor());

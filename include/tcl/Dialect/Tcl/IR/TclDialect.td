@@ -20,6 +20,22 @@ def Tcl_Dialect : Dialect {
     model's token sequence and what the tuning database stores; it is applied
     by lowering it onto the upstream transform dialect.
   }];
+  let extraClassDeclaration = [{
+    /// Names of the platforms a schedule may target. The dialect keeps only
+    /// the names, so that verifying a schedule does not need code
+    /// generation; the Target layer, which knows what the names mean, adds
+    /// them when the dialect is loaded (registerTclDialects's extension).
+    void addKnownTargets(::llvm::ArrayRef<::llvm::StringRef> names);
+    bool isKnownTarget(::llvm::StringRef name) const;
+    ::llvm::ArrayRef<std::string> getKnownTargets() const {
+      return knownTargets;
+    }
+
+  private:
+    std::vector<std::string> knownTargets;
+
+  public:
+  }];
 }
 
 class Tcl_Op<string mnemonic, list<Trait> traits = []>

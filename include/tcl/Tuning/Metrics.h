@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TCL_TUNING_SEARCH_METRICS_H
-#define TCL_TUNING_SEARCH_METRICS_H
+#ifndef TCL_TUNING_METRICS_H
+#define TCL_TUNING_METRICS_H
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -48,4 +48,4 @@ double pairwiseAccuracy(const RankedGroup &group);
 
 } // namespace mlir::tcl
 
-#endif // TCL_TUNING_SEARCH_METRICS_H
+#endif // TCL_TUNING_METRICS_H

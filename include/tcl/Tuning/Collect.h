@@ -19,10 +19,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TCL_TUNING_SEARCH_COLLECT_H
-#define TCL_TUNING_SEARCH_COLLECT_H
+#ifndef TCL_TUNING_COLLECT_H
+#define TCL_TUNING_COLLECT_H
 
-#include "tcl/Tuning/Search/Search.h"
+#include "tcl/Tuning/Search.h"
 
 #include <string>
 
@@ -80,4 +80,4 @@ MeasureInput makeReferenceInput(llvm::StringRef target, unsigned threads);
 
 } // namespace mlir::tcl
 
-#endif // TCL_TUNING_SEARCH_COLLECT_H
+#endif // TCL_TUNING_COLLECT_H

@@ -12,12 +12,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TCL_TUNING_SEARCH_EVALUATION_H
-#define TCL_TUNING_SEARCH_EVALUATION_H
+#ifndef TCL_TUNING_EVALUATION_H
+#define TCL_TUNING_EVALUATION_H
 
-#include "tcl/Tuning/Search/CostModel.h"
-#include "tcl/Tuning/Search/Database.h"
-#include "tcl/Tuning/Search/Dataset.h"
+#include "tcl/Tuning/CostModel.h"
+#include "tcl/Tuning/Database.h"
+#include "tcl/Tuning/Dataset.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -76,4 +76,4 @@ llvm::Expected<CostModelEvaluation> evaluateCostModel(TuningDatabase &database,
 
 } // namespace mlir::tcl
 
-#endif // TCL_TUNING_SEARCH_EVALUATION_H
+#endif // TCL_TUNING_EVALUATION_H

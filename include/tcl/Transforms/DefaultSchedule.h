@@ -30,8 +30,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TCL_TUNING_DEFAULTSCHEDULE_H
-#define TCL_TUNING_DEFAULTSCHEDULE_H
+#ifndef TCL_TRANSFORMS_DEFAULTSCHEDULE_H
+#define TCL_TRANSFORMS_DEFAULTSCHEDULE_H
 
 #include "tcl/Dialect/Tcl/IR/TclOps.h"
 #include "tcl/Target/Platform.h"
@@ -57,12 +57,6 @@ ScheduleOp buildDefaultSchedule(OpBuilder &builder, linalg::LinalgOp anchor,
                                 StringRef task, const Platform &platform,
                                 unsigned numThreads, bool hasEpilogue);
 
-#define GEN_PASS_DECL
-#include "tcl/Tuning/Passes.h.inc"
-
-#define GEN_PASS_REGISTRATION
-#include "tcl/Tuning/Passes.h.inc"
-
 } // namespace mlir::tcl
 
-#endif // TCL_TUNING_DEFAULTSCHEDULE_H
+#endif // TCL_TRANSFORMS_DEFAULTSCHEDULE_H

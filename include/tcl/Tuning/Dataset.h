@@ -26,10 +26,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TCL_TUNING_SEARCH_DATASET_H
-#define TCL_TUNING_SEARCH_DATASET_H
+#ifndef TCL_TUNING_DATASET_H
+#define TCL_TUNING_DATASET_H
 
-#include "tcl/Tuning/Search/Database.h"
+#include "tcl/Tuning/Database.h"
 
 #include <map>
 #include <string>
@@ -87,4 +87,4 @@ llvm::Expected<DatasetSplit> splitDataset(llvm::ArrayRef<DatasetGroup> groups,
 
 } // namespace mlir::tcl
 
-#endif // TCL_TUNING_SEARCH_DATASET_H
+#endif // TCL_TUNING_DATASET_H

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/DefaultSchedule.h"
+#include "tcl/Transforms/DefaultSchedule.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Kernel.h"
 

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/Learned/RankingModel.h"
-#include "tcl/Tuning/Search/CostModel.h"
+#include "tcl/Tuning/CostModel.h"
 
 #include "llvm/ADT/StringSwitch.h"
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/Search/Collect.h"
+#include "tcl/Tuning/Collect.h"
 #include "tcl/Runtime/Machine.h"
 
 #include "llvm/Support/Format.h"

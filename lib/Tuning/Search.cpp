@@ -4,11 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/Search/Search.h"
+#include "tcl/Tuning/Search.h"
 #include "tcl/Runtime/Machine.h"
 #include "tcl/Transforms/TaskExtraction.h"
-#include "tcl/Tuning/DefaultSchedule.h"
-#include "tcl/Tuning/Search/SearchSpace.h"
+#include "tcl/Transforms/DefaultSchedule.h"
+#include "tcl/Tuning/SearchSpace.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"

@@ -9,7 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/DefaultSchedule.h"
+#include "tcl/Transforms/DefaultSchedule.h"
+#include "tcl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -19,7 +20,7 @@
 
 namespace mlir::tcl {
 #define GEN_PASS_DEF_DEFAULTSCHEDULES
-#include "tcl/Tuning/Passes.h.inc"
+#include "tcl/Transforms/Passes.h.inc"
 } // namespace mlir::tcl
 
 using namespace mlir;

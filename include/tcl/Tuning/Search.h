@@ -31,8 +31,8 @@
 #define TCL_TUNING_SEARCH_H
 
 #include "tcl/Runtime/Measure.h"
-#include "tcl/Tuning/Search/CostModel.h"
-#include "tcl/Tuning/Search/Database.h"
+#include "tcl/Tuning/CostModel.h"
+#include "tcl/Tuning/Database.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

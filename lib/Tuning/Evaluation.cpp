@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/Search/Evaluation.h"
+#include "tcl/Tuning/Evaluation.h"
 #include "tcl/Transforms/TaskExtraction.h"
-#include "tcl/Tuning/Search/Metrics.h"
-#include "tcl/Tuning/Search/Search.h"
+#include "tcl/Tuning/Metrics.h"
+#include "tcl/Tuning/Search.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Parser/Parser.h"

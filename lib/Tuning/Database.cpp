@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/Search/Database.h"
+#include "tcl/Tuning/Database.h"
 #include "tcl/Target/Platform.h"
 
 #include "llvm/Support/JSON.h"

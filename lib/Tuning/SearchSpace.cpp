@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/Search/SearchSpace.h"
-#include "tcl/Tuning/DefaultSchedule.h"
+#include "tcl/Tuning/SearchSpace.h"
+#include "tcl/Transforms/DefaultSchedule.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/ADT/StringExtras.h"
