@@ -311,3 +311,32 @@ double LoadMonitor::foreignCores() const {
                    : 0;
   return std::max(0.0, (busy - own) / ticksPerSecond / seconds);
 }
+
+//===----------------------------------------------------------------------===//
+// LoadEnvironment
+//===----------------------------------------------------------------------===//
+
+LoadEnvironment::~LoadEnvironment() = default;
+
+namespace {
+class MachineLoadEnvironment : public LoadEnvironment {
+public:
+  std::function<double()> startWindow() override {
+    auto monitor = std::make_shared<LoadMonitor>();
+    return [monitor] { return monitor->foreignCores(); };
+  }
+  double nowSeconds() override {
+    return std::chrono::duration<double>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  void sleep(double seconds) override {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  }
+};
+} // namespace
+
+LoadEnvironment &LoadEnvironment::machine() {
+  static MachineLoadEnvironment environment;
+  return environment;
+}

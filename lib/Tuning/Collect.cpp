@@ -12,10 +12,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <random>
-#include <thread>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -310,18 +308,16 @@ static void say(llvm::raw_ostream *log, const llvm::Twine &message) {
 
 llvm::Error mlir::tcl::waitForQuietMachine(const LoadGuardOptions &options,
                                            LoadGuardStats &stats,
-                                           llvm::raw_ostream *log) {
-  auto start = std::chrono::steady_clock::now();
+                                           llvm::raw_ostream *log,
+                                           LoadEnvironment &environment) {
+  double start = environment.nowSeconds();
   bool announced = false;
   for (;;) {
     ++stats.quietWindows;
-    LoadMonitor monitor;
-    std::this_thread::sleep_for(
-        std::chrono::duration<double>(options.quietWindowSeconds));
-    double load = monitor.foreignCores();
-    double waited =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    std::function<double()> window = environment.startWindow();
+    environment.sleep(options.quietWindowSeconds);
+    double load = window();
+    double waited = environment.nowSeconds() - start;
     if (load <= options.maxForeignCores) {
       if (announced)
         say(log, "machine quiet again after " +
@@ -344,21 +340,22 @@ llvm::Error mlir::tcl::waitForQuietMachine(const LoadGuardOptions &options,
 MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
                                       LoadGuardOptions options,
                                       LoadGuardStats &stats,
-                                      llvm::raw_ostream *log) {
+                                      llvm::raw_ostream *log,
+                                      LoadEnvironment &environment) {
   auto referenceTimings = std::make_shared<std::vector<double>>();
   // Whether the last batch measured ran on a quiet machine.
   auto lastBatchQuiet = std::make_shared<bool>(false);
-  auto waitUntilQuiet = [=, &stats] {
-    return waitForQuietMachine(options, stats, log);
+  auto waitUntilQuiet = [=, &stats, &environment] {
+    return waitForQuietMachine(options, stats, log, environment);
   };
   // Times the reference once, when the machine is quiet.
-  auto timeReference = [=, &stats]() -> llvm::Expected<double> {
+  auto timeReference = [=, &stats, &environment]() -> llvm::Expected<double> {
     for (;;) {
       if (llvm::Error error = waitUntilQuiet())
         return std::move(error);
-      LoadMonitor monitor;
+      std::function<double()> window = environment.startWindow();
       std::vector<MeasureResult> results = measure({reference});
-      if (monitor.foreignCores() > options.maxForeignCores)
+      if (window() > options.maxForeignCores)
         continue;
       if (results.empty() || results[0].status != MeasureStatus::Ok)
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -371,7 +368,7 @@ MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
       return results[0].medianSeconds;
     }
   };
-  return [=, &stats](
+  return [=, &stats, &environment](
              llvm::ArrayRef<MeasureInput> batch) -> std::vector<MeasureResult> {
     bool checkReference = !reference.workload.empty() &&
                           options.referenceEvery > 0 &&
@@ -400,7 +397,7 @@ MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
                      "x its baseline: waiting 30 s");
         if (attempt * 30.0 > options.maxWaitSeconds)
           break;
-        std::this_thread::sleep_for(std::chrono::seconds(30));
+        environment.sleep(30);
       }
     }
     for (;;) {
@@ -411,9 +408,9 @@ MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
           gaveUp = true;
         }
       }
-      LoadMonitor monitor;
+      std::function<double()> window = environment.startWindow();
       std::vector<MeasureResult> results = measure(batch);
-      double load = monitor.foreignCores();
+      double load = window();
       *lastBatchQuiet = load <= options.maxForeignCores;
       if (*lastBatchQuiet || gaveUp) {
         ++stats.batches;

@@ -11,16 +11,12 @@
 
 #include "../Support/TclTest.h"
 
-#include "../Support/ForeignLoad.h"
-
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
-#include <chrono>
 #include <gtest/gtest.h>
 #include <set>
-#include <thread>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -85,52 +81,132 @@ TEST_F(CollectTest, ReferenceInputIsAMatmul) {
   EXPECT_EQ(extractTasks(*module).size(), 1u);
 }
 
-/// A batch during which another process group kept a core busy is measured
-/// again.
-TEST_F(CollectTest, LoadGuardRemeasuresDisturbedBatches) {
-  unsigned calls = 0;
-  MeasureFn disturbed = [&](llvm::ArrayRef<MeasureInput> batch) {
-    if (calls++ == 0) {
-      pid_t child =
-          test::spinInOtherProcessGroup(std::chrono::milliseconds(600));
-      // Reaped after the guard's monitor has read it (below, next call).
-      std::thread([child] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        test::reap(child);
-      }).detach();
-    }
+/// A load environment that reads a script instead of the machine: each
+/// window started reads the next load of `loads` (then 0), and sleeping
+/// only advances its clock. Tests of the guard then assert the same on an
+/// idle and on a busy machine.
+class ScriptedLoad : public LoadEnvironment {
+public:
+  explicit ScriptedLoad(std::vector<double> loads) : loads(std::move(loads)) {}
+  std::function<double()> startWindow() override {
+    double load = windows < loads.size() ? loads[windows] : 0;
+    ++windows;
+    return [load] { return load; };
+  }
+  double nowSeconds() override { return clock; }
+  void sleep(double seconds) override { clock += seconds; }
+
+  std::vector<double> loads;
+  size_t windows = 0;
+  double clock = 0;
+};
+
+MeasureFn countingMeasure(unsigned &calls) {
+  return [&calls](llvm::ArrayRef<MeasureInput> batch) {
+    ++calls;
     return std::vector<MeasureResult>(batch.size());
   };
-  LoadGuardOptions options = fastGuardOptions();
+}
+
+/// A batch during which other processes kept a core busy is measured
+/// again, after a quiet window.
+TEST_F(CollectTest, LoadGuardRemeasuresDisturbedBatches) {
+  // Windows: quiet wait, the batch (disturbed), quiet wait, the batch again.
+  ScriptedLoad load({0, 1.0, 0, 0});
+  unsigned calls = 0;
   LoadGuardStats stats;
-  MeasureFn guarded =
-      guardAgainstLoad(disturbed, MeasureInput(), options, stats, nullptr);
+  MeasureFn guarded = guardAgainstLoad(countingMeasure(calls), MeasureInput(),
+                                       fastGuardOptions(), stats, nullptr, load);
   MeasureInput input;
   std::vector<MeasureResult> results = guarded({input, input});
   EXPECT_EQ(results.size(), 2u);
-  EXPECT_GE(calls, 2u);
-  EXPECT_GE(stats.remeasured, 1u);
+  EXPECT_EQ(calls, 2u);
+  EXPECT_EQ(stats.remeasured, 1u);
   EXPECT_EQ(stats.batches, 1u);
-  // A quiet window before the first batch and after each disturbed one.
-  EXPECT_EQ(stats.quietWindows, 1u + stats.remeasured);
+  // A quiet window before the first batch and after the disturbed one.
+  EXPECT_EQ(stats.quietWindows, 2u);
+  EXPECT_EQ(load.windows, 4u);
 }
 
 /// After a quiet batch the next starts without waiting for a quiet window.
 TEST_F(CollectTest, LoadGuardWaitsOnlyAfterDisturbance) {
-  MeasureFn quiet = [](llvm::ArrayRef<MeasureInput> batch) {
-    return std::vector<MeasureResult>(batch.size());
-  };
-  LoadGuardOptions options = fastGuardOptions();
-  // Whatever else runs on the test machine is tolerated.
-  options.maxForeignCores = 1e9;
+  ScriptedLoad load({});
+  unsigned calls = 0;
   LoadGuardStats stats;
-  MeasureFn guarded =
-      guardAgainstLoad(quiet, MeasureInput(), options, stats, nullptr);
+  MeasureFn guarded = guardAgainstLoad(countingMeasure(calls), MeasureInput(),
+                                       fastGuardOptions(), stats, nullptr, load);
   MeasureInput input;
   for (int batch = 0; batch < 3; ++batch)
     EXPECT_EQ(guarded({input}).size(), 1u);
   EXPECT_EQ(stats.batches, 3u);
   EXPECT_EQ(stats.quietWindows, 1u);
+  EXPECT_EQ(calls, 3u);
+}
+
+/// The guard waits window after window while the machine is busy, and
+/// gives up with an error after maxWaitSeconds (of the injected clock: the
+/// test takes no time).
+TEST_F(CollectTest, WaitForQuietMachineWaitsThenGivesUp) {
+  LoadGuardOptions options = fastGuardOptions();
+  options.quietWindowSeconds = 2;
+  options.maxWaitSeconds = 60;
+  ScriptedLoad busyThenQuiet({1.0, 0.5, 0.1});
+  LoadGuardStats stats;
+  std::string log;
+  llvm::raw_string_ostream logStream(log);
+  EXPECT_FALSE(
+      bool(waitForQuietMachine(options, stats, &logStream, busyThenQuiet)));
+  EXPECT_EQ(stats.quietWindows, 3u);
+  EXPECT_DOUBLE_EQ(stats.waitedSeconds, 6);
+  EXPECT_NE(log.find("machine busy (1.00 foreign cores): waiting"),
+            std::string::npos);
+  EXPECT_NE(log.find("machine quiet again after 6 s"), std::string::npos);
+
+  ScriptedLoad alwaysBusy(std::vector<double>(1000, 2.0));
+  LoadGuardStats busyStats;
+  llvm::Error error =
+      waitForQuietMachine(options, busyStats, nullptr, alwaysBusy);
+  ASSERT_TRUE(bool(error));
+  EXPECT_EQ(llvm::toString(std::move(error)),
+            "the machine stayed busy for 62 s");
+  EXPECT_EQ(busyStats.quietWindows, 31u);
+}
+
+/// The reference kernel is timed when the machine is quiet; a timing more
+/// than the tolerance above its baseline makes collection wait (30 s of
+/// the injected clock) and time it again.
+TEST_F(CollectTest, LoadGuardWaitsWhileTheReferenceIsSlow) {
+  LoadGuardOptions options = fastGuardOptions();
+  options.referenceEvery = 2;
+  ScriptedLoad load({});
+  // Reference timings: three for the baseline (best 1.0), then a slow one
+  // (1.5 > 1.15 x 1.0) and one within the tolerance.
+  std::vector<double> referenceSeconds = {1.0, 1.1, 1.05, 1.5, 1.1};
+  size_t referenceRuns = 0;
+  unsigned batches = 0;
+  MeasureInput reference = makeReferenceInput("x86-sse42", 1);
+  MeasureFn measure = [&](llvm::ArrayRef<MeasureInput> batch) {
+    std::vector<MeasureResult> results(batch.size());
+    if (batch.size() == 1 && batch[0].workload == reference.workload) {
+      results[0].status = MeasureStatus::Ok;
+      results[0].medianSeconds = referenceSeconds.at(referenceRuns++);
+    } else {
+      ++batches;
+    }
+    return results;
+  };
+  LoadGuardStats stats;
+  MeasureFn guarded =
+      guardAgainstLoad(measure, reference, options, stats, nullptr, load);
+  MeasureInput input;
+  for (int batch = 0; batch < 3; ++batch)
+    guarded({input});
+  EXPECT_EQ(batches, 3u);
+  EXPECT_EQ(referenceRuns, 5u);
+  EXPECT_EQ(stats.referenceTimings, 5u);
+  EXPECT_EQ(stats.referenceWaits, 1u);
+  EXPECT_DOUBLE_EQ(stats.referenceSeconds, 1.1);
+  EXPECT_GE(load.clock, 30);
 }
 
 } // namespace

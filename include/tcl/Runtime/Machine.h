@@ -25,6 +25,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 
 namespace mlir::tcl {
 
@@ -54,6 +55,24 @@ private:
   };
   static Snapshot take();
   Snapshot start;
+};
+
+/// What a load guard reads and how it waits: by default the machine itself
+/// (LoadMonitor windows, the steady clock, sleeping). Tests inject a
+/// scripted one, so that what they assert does not depend on whatever else
+/// runs on the machine, nor on its speed.
+class LoadEnvironment {
+public:
+  virtual ~LoadEnvironment();
+  /// Starts a window; the returned function reads the foreign cores of the
+  /// window so far (LoadMonitor::foreignCores).
+  virtual std::function<double()> startWindow() = 0;
+  /// Seconds on a monotonic clock.
+  virtual double nowSeconds() = 0;
+  virtual void sleep(double seconds) = 0;
+
+  /// The machine this process runs on.
+  static LoadEnvironment &machine();
 };
 
 } // namespace mlir::tcl

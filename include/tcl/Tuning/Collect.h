@@ -22,6 +22,7 @@
 #ifndef TCL_TUNING_COLLECT_H
 #define TCL_TUNING_COLLECT_H
 
+#include "tcl/Runtime/Machine.h"
 #include "tcl/Tuning/Search.h"
 
 #include <string>
@@ -61,18 +62,23 @@ struct LoadGuardStats {
 
 /// Blocks until a window of LoadGuardOptions::quietWindowSeconds passes
 /// with at most maxForeignCores of foreign load; an error after
-/// maxWaitSeconds.
-llvm::Error waitForQuietMachine(const LoadGuardOptions &options,
-                                LoadGuardStats &stats, llvm::raw_ostream *log);
+/// maxWaitSeconds. Load, clock and waits come from `environment`.
+llvm::Error waitForQuietMachine(
+    const LoadGuardOptions &options, LoadGuardStats &stats,
+    llvm::raw_ostream *log,
+    LoadEnvironment &environment = LoadEnvironment::machine());
 
 /// Wraps `measure`: each batch runs when the machine is quiet and is
 /// measured again if it was not quiet throughout (see quietWindowSeconds).
 /// `reference` is a candidate timed every LoadGuardOptions::referenceEvery
 /// batches (empty workload: no reference). Messages go to `log`, if any;
-/// `stats` is updated as it goes.
-MeasureFn guardAgainstLoad(MeasureFn measure, MeasureInput reference,
-                           LoadGuardOptions options, LoadGuardStats &stats,
-                           llvm::raw_ostream *log);
+/// `stats` is updated as it goes. Load, clock and waits come from
+/// `environment`, which must outlive the returned function.
+MeasureFn
+guardAgainstLoad(MeasureFn measure, MeasureInput reference,
+                 LoadGuardOptions options, LoadGuardStats &stats,
+                 llvm::raw_ostream *log,
+                 LoadEnvironment &environment = LoadEnvironment::machine());
 
 /// A 256x256x256 matmul on `target` with `threads` threads: the reference
 /// kernel of collection (workload and candidate, default schedule).
