@@ -285,7 +285,7 @@ std::string tunedSource(const Workload &workload, unsigned threads,
     return "";
   }
   TuningOptions options;
-  options.numThreads = threads;
+  options.platform = Platform::host(threads);
   options.trials = trials;
   options.resume = true;
   Measurer measurer;
@@ -298,7 +298,7 @@ std::string tunedSource(const Workload &workload, unsigned threads,
     return "";
   }
   auto applied =
-      applyTunedSchedules(*module, **database, getHostPlatform().name, threads);
+      applyTunedSchedules(*module, **database, Platform::host(threads));
   if (!applied || *applied == 0) {
     if (!applied)
       llvm::consumeError(applied.takeError());
@@ -362,8 +362,9 @@ int main(int argc, char **argv) {
 
   // The kernels are compiled for the most capable platform this host runs;
   // the peak is that ISA's widest FMA (probeHardware).
-  const Platform &host = getHostPlatform();
-  llvm::Expected<HardwareFeatures> hardware = probeHardware(host, threads);
+  const TargetArch &host = getHostTargetArch();
+  llvm::Expected<HardwareFeatures> hardware =
+      probeHardware(Platform(host, threads));
   if (!hardware) {
     std::fprintf(stderr, "tcl-bench-kernels: %s\n",
                  llvm::toString(hardware.takeError()).c_str());
@@ -398,7 +399,8 @@ int main(int argc, char **argv) {
     auto gflops = [&](const TimingStats &stats) {
       return workload.flops / stats.medianSeconds * 1e-9;
     };
-    LoweringOptions options{getHostPlatform().name.str(), threads, true};
+    LoweringOptions options;
+    options.platform = Platform::host(threads);
     auto defaultKernel = Kernel::jit(workload.source, "f", options);
     auto handKernel =
         Kernel::jit(workload.source + workload.handSchedule, "f", options);

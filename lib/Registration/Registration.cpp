@@ -91,7 +91,7 @@ void mlir::tcl::registerTclDialects(DialectRegistry &registry) {
   // The platforms schedules may target, from the Target layer's table.
   registry.addExtension(+[](MLIRContext *, tcl::TclDialect *dialect) {
     SmallVector<StringRef> names;
-    for (const tcl::Platform &platform : tcl::getPlatforms())
+    for (const tcl::TargetArch &platform : tcl::getTargetArchs())
       names.push_back(platform.name);
     dialect->addKnownTargets(names);
   });

@@ -342,10 +342,8 @@ struct DiagnosticCollector {
 
 llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
                                    const LoweringOptions &options) {
-  const Platform *platform = lookupPlatform(options.target);
-  if (!platform)
-    return llvm::createStringError("unknown platform '" + options.target + "'");
-  if (llvm::Error error = checkHostSupports(*platform))
+  const TargetArch &target = options.platform.getTarget();
+  if (llvm::Error error = checkHostSupports(target))
     return std::move(error);
   auto signature = KernelSignature::fromFunction(module, entry);
   if (!signature)
@@ -356,11 +354,11 @@ llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
   MLIRContext *context = module.getContext();
   DiagnosticCollector diagnostics(context);
   PassManager pm(context);
-  (void)buildLowerToLLVMPipeline(pm, options);
+  buildLowerToLLVMPipeline(pm, options);
   if (failed(pm.run(module)))
     return llvm::createStringError("lowering failed: " + diagnostics.text);
 
-  auto machine = createTargetMachine(*platform);
+  auto machine = createTargetMachine(target);
   if (!machine)
     return machine.takeError();
   // ExecutionEngineOptions holds the transformer by reference (function_ref):
@@ -371,7 +369,7 @@ llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
   engineOptions.transformer = optimize;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   llvm::SmallVector<llvm::StringRef> libraries;
-  if (options.numThreads > 1)
+  if (options.platform.getThreads() > 1)
     libraries.push_back(getOpenMPRuntimeLibrary());
   engineOptions.sharedLibPaths = libraries;
   auto engine =
@@ -422,7 +420,7 @@ llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,
   // code this host cannot execute rather than die at its first instruction.
   if (auto *target = static_cast<const char *>(
           dlsym(library, kLibraryTargetSymbol.data()))) {
-    const Platform *platform = lookupPlatform(target);
+    const TargetArch *platform = lookupTargetArch(target);
     llvm::Error error =
         platform ? checkHostSupports(*platform)
                  : llvm::createStringError(std::string("unknown platform '") +

@@ -91,7 +91,7 @@ template <typename Body> double runOnThreads(unsigned threads, Body body) {
   return secondsSince(start);
 }
 
-double measurePeakGflops(const Platform &platform, unsigned threads) {
+double measurePeakGflops(const TargetArch &platform, unsigned threads) {
   float (*kernel)(int64_t) = nullptr;
   switch (platform.isa) {
   case IsaLevel::SSE42:
@@ -205,17 +205,16 @@ void readCacheSizes(HardwareFeatures &features) {
 } // namespace
 
 llvm::Expected<HardwareFeatures>
-mlir::tcl::probeHardware(const Platform &platform, unsigned threads) {
-  if (llvm::Error error = checkHostSupports(platform))
+mlir::tcl::probeHardware(const Platform &platform) {
+  const TargetArch &target = platform.getTarget();
+  unsigned threads = platform.getThreads();
+  if (llvm::Error error = checkHostSupports(target))
     return std::move(error);
-  if (threads == 0)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "a platform needs at least one thread");
-  HardwareFeatures features = HardwareFeatures::fromPlatform(platform, threads);
+  HardwareFeatures features = HardwareFeatures::fromTarget(target, threads);
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   features.cores = online > 0 ? static_cast<unsigned>(online) : 0;
   readCacheSizes(features);
-  features.peakGflops = measurePeakGflops(platform, threads);
+  features.peakGflops = measurePeakGflops(target, threads);
   features.bandwidthGBs = measureBandwidthGBs(threads);
   return features;
 }

@@ -318,8 +318,9 @@ bool Measurer::startJob(WorkerProcess &worker, Job &job) {
   }
   const MeasureInput &input = *job.input;
   std::ostringstream header;
-  header << "MEASURE " << input.entry << ' ' << input.target << ' '
-         << input.numThreads << ' ' << options.warmup << ' ' << options.repeats
+  header << "MEASURE " << input.entry << ' '
+         << input.platform.getTargetName().str() << ' '
+         << input.platform.getThreads() << ' ' << options.warmup << ' ' << options.repeats
          << ' ' << (options.flushCache ? 1 : 0) << ' ' << options.tolerance
          << ' ' << input.workload.size() << ' ' << input.candidate.size()
          << '\n';
@@ -582,13 +583,14 @@ private:
 
   std::optional<MeasureResult> handle(const Request &request) {
     double buildStart = steadySeconds();
-    const Platform *platform = lookupPlatform(request.target);
-    if (!platform || platform->kind != PlatformKind::CPU)
+    const TargetArch *target = lookupTargetArch(request.target);
+    if (!target || target->kind != TargetKind::CPU)
       return failure(MeasureStatus::CompileError,
                      "'" + request.target + "' is not a CPU platform");
 
     phase("compile");
-    LoweringOptions options{request.target, request.threads, true};
+    LoweringOptions options;
+    options.platform = Platform(*target, request.threads);
     auto candidate = Kernel::jit(request.candidate, request.entry, options);
     if (!candidate)
       return failure(MeasureStatus::CompileError,
@@ -602,8 +604,10 @@ private:
       if (!workload)
         return failure(MeasureStatus::CompileError,
                        "workload: " + llvm::toString(workload.takeError()));
-      auto plainLoops = Kernel::jit(*workload, request.entry,
-                                    LoweringOptions{request.target, 1, false});
+      LoweringOptions plain;
+      plain.platform = Platform(*target, 1);
+      plain.defaultSchedules = false;
+      auto plainLoops = Kernel::jit(*workload, request.entry, plain);
       if (!plainLoops)
         return failure(MeasureStatus::CompileError,
                        "workload: " + llvm::toString(plainLoops.takeError()));

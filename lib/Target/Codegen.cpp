@@ -44,8 +44,8 @@ llvm::StringRef mlir::tcl::getOpenMPRuntimeLibrary() {
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-mlir::tcl::createTargetMachine(const Platform &platform) {
-  if (platform.kind != PlatformKind::CPU)
+mlir::tcl::createTargetMachine(const TargetArch &platform) {
+  if (platform.kind != TargetKind::CPU)
     return llvm::createStringError("platform '" + platform.name +
                                    "' is not a CPU platform");
   static bool initialized = [] {
@@ -131,7 +131,7 @@ llvm::Error mlir::tcl::linkSharedLibrary(llvm::StringRef objectPath,
 }
 
 llvm::Error mlir::tcl::emitSharedLibrary(ModuleOp module,
-                                         const Platform &platform,
+                                         const TargetArch &platform,
                                          bool usesOpenMP,
                                          llvm::StringRef libraryPath,
                                          llvm::StringRef cApiSource) {

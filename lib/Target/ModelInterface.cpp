@@ -15,16 +15,14 @@ using namespace mlir::tcl;
 
 llvm::Expected<ModelInterface>
 ModelInterface::fromFunction(ModuleOp module, llvm::StringRef entry,
-                             const Platform &platform, unsigned numThreads) {
+                             const Platform &platform) {
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   if (!func)
     return llvm::createStringError("no function @" + entry.str() +
                                    " for the model's C API");
   ModelInterface iface;
   iface.entry = entry.str();
-  iface.numThreads = numThreads;
-  iface.isa = platform.isa;
-  iface.target = platform.name.str();
+  iface.platform = platform;
   auto collect = [&](TypeRange types, auto nameOf, const char *prefix,
                      std::vector<ModelTensor> &out) -> llvm::Error {
     for (auto [index, type] : llvm::enumerate(types)) {
@@ -176,6 +174,7 @@ std::string ModelInterface::getSource() const {
   // Running the kernels on a CPU without the platform's instructions would
   // die of SIGILL at the first one: tcl_model_create checks first.
   os << "\ntcl_model *tcl_model_create(void) {\n";
+  IsaLevel isa = platform.getTarget().isa;
   llvm::ArrayRef<llvm::StringRef> features = getRequiredCpuFeatures(isa);
   if (!features.empty()) {
     os << "  __builtin_cpu_init();\n  if (";
@@ -187,9 +186,9 @@ std::string ModelInterface::getSource() const {
   // As tcl's tools do (hostSupports), TCL_HOST_ISA naming a lesser platform
   // makes the CPU count as one without this platform's features.
   llvm::SmallVector<std::string> lesser;
-  for (const Platform &platform : getPlatforms())
-    if (platform.kind == PlatformKind::CPU && platform.isa < isa)
-      lesser.push_back("!strcmp(limit, " + quote(platform.name) + ")");
+  for (const TargetArch &other : getTargetArchs())
+    if (other.kind == TargetKind::CPU && other.isa < isa)
+      lesser.push_back("!strcmp(limit, " + quote(other.name) + ")");
   if (!lesser.empty())
     os << "  const char *limit = getenv(\"TCL_HOST_ISA\");\n  if (limit && ("
        << llvm::join(lesser, " || ") << "))\n    return 0;\n";
@@ -243,8 +242,10 @@ int tcl_model_run(tcl_model *model, const float *const *inputs,
        << "_shape(int i) { return i >= 0 && i < " << count << " ? " << kind
        << "_shapes[i] : 0; }\n";
   }
-  os << "int tcl_model_num_threads(void) { return " << numThreads << "; }\n";
-  os << "const char *tcl_model_target(void) { return " << quote(target)
+  os << "int tcl_model_num_threads(void) { return " << platform.getThreads()
+     << "; }\n";
+  os << "const char *tcl_model_target(void) { return "
+     << quote(platform.getTargetName())
      << "; }\n";
   return text;
 }

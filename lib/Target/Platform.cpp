@@ -1,4 +1,4 @@
-//===- Platform.cpp - Named target platforms ------------------------------===//
+//===- Platform.cpp - What generated code runs on -------------------------===//
 //
 // Part of the tcl project.
 //
@@ -12,6 +12,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <cassert>
 #include <cstdlib>
 
 using namespace mlir::tcl;
@@ -22,25 +23,25 @@ using namespace mlir::tcl;
 // names are generic ones of that ISA level, not the host's, so generated code
 // does not depend on the build machine. Constant-initialized: tools read it
 // for their options' defaults during static initialization.
-static constexpr Platform kPlatforms[] = {
-    {"x86-avx512", PlatformKind::CPU, IsaLevel::AVX512,
+static constexpr TargetArch kTargetArchs[] = {
+    {"x86-avx512", TargetKind::CPU, IsaLevel::AVX512,
      "x86_64-unknown-linux-gnu", "x86-64-v4", "", 512},
-    {"x86-avx2", PlatformKind::CPU, IsaLevel::AVX2, "x86_64-unknown-linux-gnu",
+    {"x86-avx2", TargetKind::CPU, IsaLevel::AVX2, "x86_64-unknown-linux-gnu",
      "x86-64-v3", "", 256},
-    {"x86-sse42", PlatformKind::CPU, IsaLevel::SSE42,
+    {"x86-sse42", TargetKind::CPU, IsaLevel::SSE42,
      "x86_64-unknown-linux-gnu", "x86-64-v2", "", 128},
-    {"nvptx-sm90", PlatformKind::GPU, IsaLevel::NVPTX, "nvptx64-nvidia-cuda",
+    {"nvptx-sm90", TargetKind::GPU, IsaLevel::NVPTX, "nvptx64-nvidia-cuda",
      "sm_90", "+ptx80", 1024},
 };
 
-const Platform *mlir::tcl::lookupPlatform(llvm::StringRef name) {
-  for (const Platform &platform : kPlatforms)
+const TargetArch *mlir::tcl::lookupTargetArch(llvm::StringRef name) {
+  for (const TargetArch &platform : kTargetArchs)
     if (platform.name == name)
       return &platform;
   return nullptr;
 }
 
-llvm::ArrayRef<Platform> mlir::tcl::getPlatforms() { return kPlatforms; }
+llvm::ArrayRef<TargetArch> mlir::tcl::getTargetArchs() { return kTargetArchs; }
 
 llvm::ArrayRef<llvm::StringRef>
 mlir::tcl::getRequiredCpuFeatures(IsaLevel isa) {
@@ -67,12 +68,12 @@ mlir::tcl::getRequiredCpuFeatures(IsaLevel isa) {
 
 namespace {
 /// Why the host cannot run `platform`: empty if it can.
-std::string whyHostCannotRun(const Platform &platform) {
-  if (platform.kind != PlatformKind::CPU)
+std::string whyHostCannotRun(const TargetArch &platform) {
+  if (platform.kind != TargetKind::CPU)
     return "it is a GPU platform and this host runs CPU code only";
   if (const char *limit = std::getenv("TCL_HOST_ISA"); limit && *limit) {
-    const Platform *cap = lookupPlatform(limit);
-    if (!cap || cap->kind != PlatformKind::CPU)
+    const TargetArch *cap = lookupTargetArch(limit);
+    if (!cap || cap->kind != TargetKind::CPU)
       return "TCL_HOST_ISA='" + std::string(limit) + "' is not a CPU platform";
     if (platform.isa > cap->isa)
       return "TCL_HOST_ISA=" + std::string(limit) +
@@ -89,16 +90,16 @@ std::string whyHostCannotRun(const Platform &platform) {
 }
 } // namespace
 
-bool mlir::tcl::hostSupports(const Platform &platform) {
+bool mlir::tcl::hostSupports(const TargetArch &platform) {
   return whyHostCannotRun(platform).empty();
 }
 
-llvm::Error mlir::tcl::checkHostSupports(const Platform &platform) {
+llvm::Error mlir::tcl::checkHostSupports(const TargetArch &platform) {
   std::string why = whyHostCannotRun(platform);
   if (why.empty())
     return llvm::Error::success();
   llvm::SmallVector<llvm::StringRef> runnable;
-  for (const Platform &other : kPlatforms)
+  for (const TargetArch &other : kTargetArchs)
     if (hostSupports(other))
       runnable.push_back(other.name);
   return llvm::createStringError(
@@ -110,15 +111,15 @@ llvm::Error mlir::tcl::checkHostSupports(const Platform &platform) {
           ")");
 }
 
-const Platform &mlir::tcl::getHostPlatform() {
+const TargetArch &mlir::tcl::getHostTargetArch() {
   // The table lists the CPU platforms from the most capable down.
-  for (const Platform &platform : kPlatforms)
-    if (platform.kind == PlatformKind::CPU && hostSupports(platform))
+  for (const TargetArch &platform : kTargetArchs)
+    if (platform.kind == TargetKind::CPU && hostSupports(platform))
       return platform;
-  return *lookupPlatform("x86-sse42");
+  return *lookupTargetArch("x86-sse42");
 }
 
-HardwareFeatures HardwareFeatures::fromPlatform(const Platform &platform,
+HardwareFeatures HardwareFeatures::fromTarget(const TargetArch &platform,
                                                 unsigned threads) {
   HardwareFeatures features;
   features.threads = threads;
@@ -179,4 +180,56 @@ HardwareFeatures::fromJson(llvm::StringRef text) {
   features.peakGflops = number("peak_gflops");
   features.bandwidthGBs = number("bandwidth_gbs");
   return features;
+}
+
+//===----------------------------------------------------------------------===//
+// Platform
+//===----------------------------------------------------------------------===//
+
+Platform::Platform(const TargetArch &target, unsigned threads)
+    : target(&target), threads(threads),
+      features(HardwareFeatures::fromTarget(target, threads)) {
+  assert(threads > 0 && "a platform needs at least one thread");
+}
+
+Platform Platform::host(unsigned threads) {
+  return Platform(getHostTargetArch(), threads);
+}
+
+llvm::Expected<Platform> Platform::get(llvm::StringRef target,
+                                       unsigned threads) {
+  if (threads == 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "a platform needs at least one thread");
+  if (const TargetArch *arch = lookupTargetArch(target))
+    return Platform(*arch, threads);
+  llvm::SmallVector<llvm::StringRef> known;
+  for (const TargetArch &arch : kTargetArchs)
+    known.push_back(arch.name);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unknown target '" + target +
+                                     "' (known: " + llvm::join(known, ", ") +
+                                     ")");
+}
+
+llvm::Expected<Platform> Platform::parse(llvm::StringRef name) {
+  auto [target, threadsText] = name.split('/');
+  unsigned threads = 0;
+  if (!lookupTargetArch(target) || !threadsText.consume_back("t") ||
+      threadsText.getAsInteger(10, threads) || threads == 0)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "platform '" + name +
+            "' is not <target>/<threads>t with a known "
+            "target (e.g. x86-avx512/1t)");
+  return Platform(*lookupTargetArch(target), threads);
+}
+
+std::string Platform::getName() const {
+  return (target->name + "/" + llvm::Twine(threads) + "t").str();
+}
+
+void Platform::setFeatures(const HardwareFeatures &probed) {
+  features = probed;
+  features.threads = threads;
 }

@@ -519,7 +519,7 @@ StringRef mlir::tcl::getDefaultTarget(ModuleOp module) {
     target = schedule.getTarget();
     return WalkResult::interrupt();
   });
-  return target.empty() ? getHostPlatform().name : target;
+  return target.empty() ? getHostTargetArch().name : target;
 }
 
 //===----------------------------------------------------------------------===//

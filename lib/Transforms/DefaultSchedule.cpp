@@ -273,19 +273,21 @@ bool mlir::tcl::isVectorizableGeneric(linalg::LinalgOp op) {
 ScheduleOp
 mlir::tcl::buildDefaultSchedule(OpBuilder &builder, linalg::LinalgOp anchor,
                                 StringRef task, const Platform &platform,
-                                unsigned numThreads, bool hasEpilogue) {
+                                bool hasEpilogue) {
   std::string kinds;
   for (utils::IteratorType kind : anchor.getIteratorTypesArray())
     kinds.push_back(kind == utils::IteratorType::reduction ? 'r' : 'p');
   StringRef opName = anchor->getName().getStringRef();
   auto schedule =
-      builder.create<ScheduleOp>(anchor->getLoc(), task, opName, platform.name,
+      builder.create<ScheduleOp>(anchor->getLoc(), task, opName,
+                                 platform.getTargetName(),
                                  anchor.getStaticLoopRanges(), kinds);
   const AnchorInfo *info = lookupAnchor(opName);
   if (!info)
     return schedule;
-  int64_t lanes = std::max<int64_t>(1, platform.vectorBits / 32);
-  unsigned threads = std::max(1u, numThreads);
+  int64_t lanes =
+      std::max<int64_t>(1, platform.getTarget().vectorBits / 32);
+  unsigned threads = platform.getThreads();
   {
     OpBuilder::InsertionGuard guard(builder);
     ScheduleWriter writer(builder, schedule);
@@ -325,10 +327,10 @@ struct DefaultSchedulesPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    const Platform *platform = lookupPlatform(target);
+    llvm::Expected<Platform> platform = Platform::get(target, numThreads);
     if (!platform) {
-      module.emitError("tcl-default-schedules: unknown platform '")
-          << target << "'";
+      module.emitError("tcl-default-schedules: ")
+          << llvm::toString(platform.takeError());
       return signalPassFailure();
     }
     llvm::StringSet<> scheduled;
@@ -365,7 +367,7 @@ struct DefaultSchedulesPass
     });
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
     for (auto &[anchor, task] : anchors)
-      buildDefaultSchedule(builder, anchor, task, *platform, numThreads,
+      buildDefaultSchedule(builder, anchor, task, *platform,
                            epilogueTasks.contains(task));
   }
 };

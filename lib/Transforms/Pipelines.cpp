@@ -38,17 +38,16 @@ using namespace mlir::tcl;
 
 static bool convertAllFunctions(func::FuncOp *) { return true; }
 
-LogicalResult
-mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                    const LoweringOptions &options) {
+void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                         const LoweringOptions &options) {
   // Tasks, schedules (defaults for the ops that have none), then tensor
   // cleanup.
   if (options.extractTasks)
     pm.addPass(createExtractTasks());
   if (options.defaultSchedules) {
     DefaultSchedulesOptions defaults;
-    defaults.target = options.target;
-    defaults.numThreads = options.numThreads;
+    defaults.target = options.platform.getTargetName().str();
+    defaults.numThreads = options.platform.getThreads();
     pm.addPass(createDefaultSchedules(defaults));
   }
   pm.addPass(createApplySchedule());
@@ -103,9 +102,9 @@ mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   // conversion wraps loop bodies in memref.alloca_scope; canonicalization
   // inlines the scopes that allocate nothing, which after full unrolling of
   // vector transfers is all of them.
-  if (options.numThreads > 1) {
+  if (options.platform.getThreads() > 1) {
     ConvertSCFToOpenMPPassOptions openMP;
-    openMP.numThreads = options.numThreads;
+    openMP.numThreads = options.platform.getThreads();
     pm.addPass(createConvertSCFToOpenMPPass(openMP));
     pm.addPass(createCanonicalizerPass());
   }
@@ -134,9 +133,8 @@ mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   SetTargetAttributesOptions target;
-  target.target = options.target;
+  target.target = options.platform.getTargetName().str();
   pm.addPass(createSetTargetAttributes(target));
-  return success();
 }
 
 void mlir::tcl::buildGraphOptimizationPipeline(OpPassManager &pm) {
@@ -159,9 +157,10 @@ LogicalResult mlir::tcl::optimizeGraph(ModuleOp module) {
 namespace {
 struct LowerToLLVMPipelineOptions
     : public PassPipelineOptions<LowerToLLVMPipelineOptions> {
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("Named CPU platform"),
-                             llvm::cl::init("x86-avx512")};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("Target architecture; by default the host's"),
+      llvm::cl::init(getHostTargetArch().name.str())};
   Option<unsigned> numThreads{*this, "num-threads",
                               llvm::cl::desc("Threads of parallel loops"),
                               llvm::cl::init(1)};
@@ -173,15 +172,29 @@ struct LowerToLLVMPipelineOptions
 } // namespace
 
 void mlir::tcl::registerTclPipelines() {
-  PassPipelineRegistration<LowerToLLVMPipelineOptions>(
+  // (Registered as PassPipelineRegistration does, but with the error
+  // handler: an unknown target is an error when the pipeline is parsed.)
+  registerPassPipeline(
       "tcl-lower-to-llvm",
       "Lowers scheduled linalg on tensors to the LLVM dialect for x86",
-      [](OpPassManager &pm, const LowerToLLVMPipelineOptions &options) {
-        // An unknown target is reported by tcl-set-target-attributes when
-        // the pipeline runs.
-        (void)buildLowerToLLVMPipeline(
-            pm, LoweringOptions{options.target, options.numThreads,
-                                options.defaultSchedules});
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        LowerToLLVMPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        llvm::Expected<Platform> platform =
+            Platform::get(options.target, options.numThreads);
+        if (!platform)
+          return errorHandler("tcl-lower-to-llvm: " +
+                              llvm::toString(platform.takeError()));
+        LoweringOptions lowering;
+        lowering.platform = *platform;
+        lowering.defaultSchedules = options.defaultSchedules;
+        buildLowerToLLVMPipeline(pm, lowering);
+        return success();
+      },
+      [](function_ref<void(const ::mlir::detail::PassOptions &)> optionHandler) {
+        optionHandler(LowerToLLVMPipelineOptions());
       });
   PassPipelineRegistration<>(
       "tcl-optimize-graph",

@@ -68,8 +68,8 @@ struct SetTargetAttributesPass
   using SetTargetAttributesBase::SetTargetAttributesBase;
 
   void runOnOperation() override {
-    const tcl::Platform *platform = tcl::lookupPlatform(target);
-    if (!platform || platform->kind != tcl::PlatformKind::CPU) {
+    const tcl::TargetArch *platform = tcl::lookupTargetArch(target);
+    if (!platform || platform->kind != tcl::TargetKind::CPU) {
       getOperation().emitError("tcl-set-target-attributes: '")
           << target << "' is not a CPU platform";
       return signalPassFailure();

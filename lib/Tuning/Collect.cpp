@@ -275,8 +275,7 @@ std::string mlir::tcl::generateRandomTasks(unsigned count, uint64_t seed) {
   return os.str();
 }
 
-MeasureInput mlir::tcl::makeReferenceInput(llvm::StringRef target,
-                                           unsigned threads) {
+MeasureInput mlir::tcl::makeReferenceInput(const Platform &platform) {
   std::string matrix = "tensor<256x256xf32>";
   std::string text =
       "func.func @task(%a: " + matrix + ", %b: " + matrix + ") -> " + matrix +
@@ -290,8 +289,7 @@ MeasureInput mlir::tcl::makeReferenceInput(llvm::StringRef target,
   input.workload = text;
   input.candidate = text;
   input.entry = "task";
-  input.target = target.str();
-  input.numThreads = threads;
+  input.platform = platform;
   return input;
 }
 

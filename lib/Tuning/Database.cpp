@@ -93,30 +93,6 @@ constexpr const char *kRecordsFrom =
 
 } // namespace
 
-PlatformEntry PlatformEntry::make(llvm::StringRef target, unsigned threads) {
-  PlatformEntry entry;
-  entry.name = (target + "/" + llvm::Twine(threads) + "t").str();
-  entry.target = target.str();
-  entry.threads = threads;
-  if (const Platform *platform = lookupPlatform(target))
-    entry.features =
-        HardwareFeatures::fromPlatform(*platform, threads).toJson();
-  return entry;
-}
-
-llvm::Expected<PlatformEntry> PlatformEntry::parseName(llvm::StringRef name) {
-  auto [target, threadsText] = name.split('/');
-  unsigned threads = 0;
-  if (!lookupPlatform(target) || !threadsText.consume_back("t") ||
-      threadsText.getAsInteger(10, threads) || threads == 0)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "platform '" + name +
-            "' is not <target>/<threads>t with a known "
-            "target (e.g. x86-avx512/1t)");
-  return make(target, threads);
-}
-
 std::string mlir::tcl::currentTimeIso() {
   std::time_t now = std::time(nullptr);
   char buffer[32];
@@ -172,15 +148,15 @@ llvm::Error TuningDatabase::addWorkload(const WorkloadEntry &workload) {
   return llvm::Error::success();
 }
 
-llvm::Error TuningDatabase::addPlatform(const PlatformEntry &platform) {
+llvm::Error TuningDatabase::addPlatform(const Platform &platform) {
   Statement insert(db, "INSERT OR IGNORE INTO platforms(name, target, "
                        "threads, features) VALUES(?, ?, ?, ?)");
   if (!insert.valid())
     return sqliteError(db, "prepare");
-  insert.bind(1, platform.name)
-      .bind(2, platform.target)
-      .bind(3, static_cast<int64_t>(platform.threads))
-      .bind(4, platform.features);
+  insert.bind(1, platform.getName())
+      .bind(2, platform.getTargetName())
+      .bind(3, static_cast<int64_t>(platform.getThreads()))
+      .bind(4, platform.getFeatures().toJson());
   if (insert.step() != SQLITE_DONE)
     return sqliteError(db, "add platform");
   return llvm::Error::success();
@@ -210,32 +186,37 @@ TuningDatabase::getWorkloadSources() {
   return sources;
 }
 
-std::optional<PlatformEntry> TuningDatabase::getPlatform(llvm::StringRef name) {
-  for (PlatformEntry &platform : getPlatforms())
-    if (platform.name == name)
+std::optional<Platform> TuningDatabase::getPlatform(llvm::StringRef name) {
+  for (Platform &platform : getPlatforms())
+    if (platform.getName() == name)
       return std::move(platform);
   return std::nullopt;
 }
 
-std::vector<PlatformEntry> TuningDatabase::getPlatforms() {
-  std::vector<PlatformEntry> platforms;
-  Statement query(db, "SELECT name, target, threads, features FROM platforms "
-                      "ORDER BY id");
+std::vector<Platform> TuningDatabase::getPlatforms() {
+  std::vector<Platform> platforms;
+  Statement query(db, "SELECT name, features FROM platforms ORDER BY id");
   if (!query.valid())
     return platforms;
-  while (query.step() == SQLITE_ROW)
-    platforms.push_back({query.text(0), query.text(1),
-                         static_cast<unsigned>(query.integer(2)),
-                         query.text(3)});
+  while (query.step() == SQLITE_ROW) {
+    llvm::Expected<Platform> platform = Platform::parse(query.text(0));
+    if (!platform) {
+      llvm::consumeError(platform.takeError());
+      continue;
+    }
+    if (std::optional<HardwareFeatures> features =
+            HardwareFeatures::fromJson(query.text(1)))
+      platform->setFeatures(*features);
+    platforms.push_back(std::move(*platform));
+  }
   return platforms;
 }
 
-llvm::Error TuningDatabase::setPlatformFeatures(llvm::StringRef name,
-                                                llvm::StringRef features) {
+llvm::Error TuningDatabase::setPlatformFeatures(const Platform &platform) {
   Statement update(db, "UPDATE platforms SET features = ? WHERE name = ?");
   if (!update.valid())
     return sqliteError(db, "prepare");
-  update.bind(1, features).bind(2, name);
+  update.bind(1, platform.getFeatures().toJson()).bind(2, platform.getName());
   if (update.step() != SQLITE_DONE)
     return sqliteError(db, "set platform features");
   return llvm::Error::success();
@@ -451,10 +432,13 @@ llvm::Expected<size_t> TuningDatabase::importJsonLines(llvm::StringRef text) {
             {string(workload, "key"), string(workload, "anchor"),
              number_(workload, "flops"), string(workload, "module")}))
       return std::move(error);
-    if (llvm::Error error =
-            addPlatform({string(platform, "name"), string(platform, "target"),
-                         static_cast<unsigned>(number_(platform, "threads")),
-                         string(platform, "features")}))
+    llvm::Expected<Platform> known = Platform::parse(string(platform, "name"));
+    if (!known)
+      return known.takeError();
+    if (std::optional<HardwareFeatures> features =
+            HardwareFeatures::fromJson(string(platform, "features")))
+      known->setFeatures(*features);
+    if (llvm::Error error = addPlatform(*known))
       return std::move(error);
     TuningRecord record;
     record.workloadKey = string(workload, "key");

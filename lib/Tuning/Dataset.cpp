@@ -105,19 +105,22 @@ llvm::Error mlir::tcl::exportDataset(TuningDatabase &database,
 
   llvm::json::Array platformArray;
   llvm::StringMap<size_t> platformIndex;
-  for (const PlatformEntry &platform : database.getPlatforms()) {
-    if (!wanted(platform.name))
+  std::vector<Platform> exported;
+  for (Platform &platform : database.getPlatforms()) {
+    std::string name = platform.getName();
+    if (!wanted(name))
       continue;
-    platformIndex[platform.name] = platformArray.size();
+    platformIndex[name] = platformArray.size();
     llvm::Expected<llvm::json::Value> features =
-        llvm::json::parse(platform.features);
+        llvm::json::parse(platform.getFeatures().toJson());
     if (!features)
       return features.takeError();
     platformArray.push_back(
-        llvm::json::Object{{"name", platform.name},
-                           {"target", platform.target},
-                           {"threads", platform.threads},
+        llvm::json::Object{{"name", name},
+                           {"target", platform.getTargetName()},
+                           {"threads", platform.getThreads()},
                            {"features", std::move(*features)}});
+    exported.push_back(std::move(platform));
   }
 
   // Records first: only workloads with records on the platforms go out.
@@ -131,19 +134,17 @@ llvm::Error mlir::tcl::exportDataset(TuningDatabase &database,
   std::string records;
   llvm::raw_string_ostream recordsOs(records);
   std::map<std::string, size_t> perPlatform;
-  for (const PlatformEntry &platform : database.getPlatforms()) {
-    if (!wanted(platform.name))
-      continue;
-    for (const TuningRecord &record :
-         database.getPlatformRecords(platform.name)) {
+  for (const Platform &platform : exported) {
+    std::string name = platform.getName();
+    for (const TuningRecord &record : database.getPlatformRecords(name)) {
       auto workload = workloadIndex.find(record.workloadKey);
       if (workload == workloadIndex.end())
         continue;
       used[workload->second] = true;
-      ++perPlatform[platform.name];
+      ++perPlatform[name];
       llvm::json::Object line{
           {"w", static_cast<int64_t>(workload->second)},
-          {"p", static_cast<int64_t>(platformIndex[platform.name])},
+          {"p", static_cast<int64_t>(platformIndex[name])},
           {"s", record.schedule},
           {"t", llvm::json::Array{record.minSeconds, record.medianSeconds,
                                   record.maxSeconds}},
@@ -235,15 +236,18 @@ llvm::Expected<size_t> mlir::tcl::importDataset(TuningDatabase &database,
     const llvm::json::Object *object = value.getAsObject();
     if (!object || !object->getString("name"))
       return datasetError("platforms.json: a platform without a name");
-    PlatformEntry entry;
-    entry.name = object->getString("name")->str();
-    entry.target = object->getString("target").value_or("").str();
-    entry.threads = object->getInteger("threads").value_or(1);
+    llvm::Expected<Platform> platform =
+        Platform::parse(*object->getString("name"));
+    if (!platform)
+      return datasetError("platforms.json: " +
+                          llvm::toString(platform.takeError()));
     if (const llvm::json::Value *features = object->get("features"))
-      entry.features = toText(*features);
-    if (llvm::Error error = database.addPlatform(entry))
+      if (std::optional<HardwareFeatures> known =
+              HardwareFeatures::fromJson(toText(*features)))
+        platform->setFeatures(*known);
+    if (llvm::Error error = database.addPlatform(*platform))
       return std::move(error);
-    platformNames.push_back(entry.name);
+    platformNames.push_back(platform->getName());
   }
 
   llvm::Expected<std::string> workloadsXz =
@@ -342,18 +346,19 @@ mlir::tcl::loadDatasetGroups(TuningDatabase &database,
   std::map<std::string, std::vector<std::string>> sources =
       database.getWorkloadSources();
   std::map<std::pair<std::string, std::string>, DatasetGroup> byKey;
-  for (const PlatformEntry &platform : database.getPlatforms()) {
-    if (!platforms.empty() && !llvm::is_contained(platforms, platform.name))
+  for (const Platform &platform : database.getPlatforms()) {
+    std::string name = platform.getName();
+    if (!platforms.empty() && !llvm::is_contained(platforms, name))
       continue;
-    for (TuningRecord &record : database.getPlatformRecords(platform.name)) {
+    for (TuningRecord &record : database.getPlatformRecords(name)) {
       if (maxSpread > 0 && record.isOk() && record.medianSeconds > 0 &&
           (record.maxSeconds - record.minSeconds) / record.medianSeconds >
               maxSpread)
         continue;
-      DatasetGroup &group = byKey[{platform.name, record.workloadKey}];
+      DatasetGroup &group = byKey[{name, record.workloadKey}];
       if (group.records.empty()) {
         group.workloadKey = record.workloadKey;
-        group.platform = platform.name;
+        group.platform = name;
         group.sources = sources[record.workloadKey];
       }
       group.records.push_back(std::move(record));

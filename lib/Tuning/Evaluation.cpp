@@ -36,11 +36,9 @@ mlir::tcl::featurizeGroups(TuningDatabase &database,
   std::vector<FeaturizedGroup> result;
   for (const DatasetGroup &group : groups) {
     if (!hardware.count(group.platform)) {
-      std::optional<PlatformEntry> platform =
-          database.getPlatform(group.platform);
+      std::optional<Platform> platform = database.getPlatform(group.platform);
       hardware[group.platform] =
-          platform ? HardwareFeatures::fromJson(platform->features)
-                   : std::nullopt;
+          platform ? std::optional(platform->getFeatures()) : std::nullopt;
     }
     const std::optional<HardwareFeatures> &known = hardware[group.platform];
     // A workload's groups on other platforms share its task features.

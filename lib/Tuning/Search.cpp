@@ -178,7 +178,7 @@ public:
             const MeasureFn &measure, MLIRContext *ctx)
       : database(database), options(options), measure(measure), ctx(ctx),
         rng(options.seed),
-        platform(PlatformEntry::make(options.target, options.numThreads)) {}
+        platform(options.platform) {}
 
   llvm::Expected<TuningReport> run(ModuleOp module, llvm::raw_ostream *out);
 
@@ -206,7 +206,8 @@ private:
   void progress(llvm::raw_ostream *out, size_t taskIndex);
   FailureOr<std::vector<float>> featuresOf(ScheduleOp schedule,
                                            const TaskFeatures &task) {
-    return featurize(schedule, task, &hardware, model->getFeatureKind());
+    return featurize(schedule, task, &platform.getFeatures(),
+                     model->getFeatureKind());
   }
   /// The search loop of tuning: the task scheduler spends the budget.
   llvm::Error tuneTasks(llvm::raw_ostream *out);
@@ -221,8 +222,8 @@ private:
   const MeasureFn &measure;
   MLIRContext *ctx;
   std::mt19937_64 rng;
-  PlatformEntry platform;
-  HardwareFeatures hardware;
+  /// The platform measured, with its hardware features once registered.
+  Platform platform;
   std::unique_ptr<CostModel> model;
   std::unique_ptr<Sampler> sampler;
   std::vector<std::unique_ptr<TaskState>> tasks;
@@ -245,9 +246,8 @@ llvm::Error TuningRun::prepareTask(ModuleOp module,
   bool hasEpilogue = false;
   (*workload)->walk(
       [&](Operation *op) { hasEpilogue |= op->hasAttr(kEpilogueAttrName); });
-  const Platform *target = lookupPlatform(options.target);
   auto space =
-      SearchSpace::create(anchor, *target, options.numThreads, hasEpilogue);
+      SearchSpace::create(anchor, platform, hasEpilogue);
   FailureOr<TaskFeatures> features = TaskFeatures::fromAnchor(anchor);
   if (!space || failed(features)) {
     report.skipped.push_back(summary.name + " (" + summary.anchorName +
@@ -271,7 +271,7 @@ llvm::Error TuningRun::prepareTask(ModuleOp module,
   // What the database already knows: measured, never again; trains the
   // model; seeds the population.
   for (const TuningRecord &record :
-       database.getRecords(summary.key, platform.name)) {
+       database.getRecords(summary.key, platform.getName())) {
     ++task->report.trials;
     if (record.proposer == "default" && record.isOk())
       task->report.defaultSeconds = record.medianSeconds;
@@ -462,8 +462,7 @@ llvm::Error TuningRun::measureAndRecord(std::vector<Trial> trials) {
     input.workload = task.workloadText;
     input.candidate = candidateModule(task, trial.candidate.schedule);
     input.entry = kWorkloadEntry.str();
-    input.target = options.target;
-    input.numThreads = options.numThreads;
+    input.platform = platform;
     inputs.push_back(std::move(input));
   }
   std::vector<MeasureResult> results = measure(inputs);
@@ -473,7 +472,7 @@ llvm::Error TuningRun::measureAndRecord(std::vector<Trial> trials) {
     const Candidate &candidate = trial.candidate;
     TuningRecord record;
     record.workloadKey = tasks[trial.task]->report.key;
-    record.platform = platform.name;
+    record.platform = platform.getName();
     record.schedule = candidate.schedule;
     record.genome =
         candidate.genome.tiles.empty() ? "" : candidate.genome.str();
@@ -567,14 +566,11 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
                                    "unknown cost model '" + options.costModel +
                                        "'");
   sampler = createTopKEpsilonSampler(options.epsilon);
-  if (!lookupPlatform(options.target))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "unknown target '" + options.target + "'");
-  llvm::Expected<HardwareFeatures> known = registerPlatform(
-      database, options.target, options.numThreads, options.probeHardware);
+  llvm::Expected<Platform> known =
+      registerPlatform(database, options.platform, options.probeHardware);
   if (!known)
     return known.takeError();
-  hardware = *known;
+  platform = *known;
   if (!options.costModelFile.empty())
     if (llvm::Error error = model->load(options.costModelFile))
       return std::move(error);
@@ -619,8 +615,7 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(ctx));
     OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
     ScheduleOp schedule = buildDefaultSchedule(
-        builder, task->anchor, kWorkloadTask, *lookupPlatform(options.target),
-        options.numThreads, task->hasEpilogue);
+        builder, task->anchor, kWorkloadTask, platform, task->hasEpilogue);
     FailureOr<std::vector<float>> featureVector =
         featuresOf(schedule, task->features);
     if (failed(featureVector))
@@ -722,37 +717,29 @@ llvm::Error TuningRun::collectTasks(llvm::raw_ostream *out) {
 
 } // namespace
 
-llvm::Expected<HardwareFeatures>
-mlir::tcl::registerPlatform(TuningDatabase &database, llvm::StringRef target,
-                            unsigned threads, bool probe) {
-  const Platform *platform = lookupPlatform(target);
-  if (!platform)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "unknown target '" + target + "'");
+llvm::Expected<Platform> mlir::tcl::registerPlatform(TuningDatabase &database,
+                                                    const Platform &platform,
+                                                    bool probe) {
   // Measuring code the host cannot execute would only record crashes.
   if (probe)
-    if (llvm::Error error = checkHostSupports(*platform))
+    if (llvm::Error error = checkHostSupports(platform.getTarget()))
       return std::move(error);
-  PlatformEntry entry = PlatformEntry::make(target, threads);
-  std::optional<HardwareFeatures> stored;
-  if (std::optional<PlatformEntry> existing = database.getPlatform(entry.name))
-    stored = HardwareFeatures::fromJson(existing->features);
-  else if (llvm::Error error = database.addPlatform(entry))
-    return std::move(error);
-  if (stored && (stored->isProbed() || !probe))
+  std::optional<Platform> stored = database.getPlatform(platform.getName());
+  if (!stored)
+    if (llvm::Error error = database.addPlatform(platform))
+      return std::move(error);
+  if (stored && (stored->getFeatures().isProbed() || !probe))
     return *stored;
-  HardwareFeatures features =
-      HardwareFeatures::fromPlatform(*platform, threads);
+  Platform known(platform.getTarget(), platform.getThreads());
   if (probe) {
-    llvm::Expected<HardwareFeatures> probed = probeHardware(*platform, threads);
+    llvm::Expected<HardwareFeatures> probed = probeHardware(platform);
     if (!probed)
       return probed.takeError();
-    features = *probed;
+    known.setFeatures(*probed);
   }
-  if (llvm::Error error =
-          database.setPlatformFeatures(entry.name, features.toJson()))
+  if (llvm::Error error = database.setPlatformFeatures(known))
     return std::move(error);
-  return features;
+  return known;
 }
 
 Tuner::Tuner(TuningDatabase &database, TuningOptions options, MeasureFn measure)
@@ -777,9 +764,8 @@ ScheduleOp mlir::tcl::parseStoredSchedule(llvm::StringRef text,
 
 llvm::Expected<unsigned>
 mlir::tcl::applyTunedSchedules(ModuleOp module, TuningDatabase &database,
-                               llvm::StringRef target, unsigned numThreads) {
+                               const Platform &platform) {
   module.getContext()->loadDialect<TclDialect>();
-  PlatformEntry platform = PlatformEntry::make(target, numThreads);
   llvm::StringSet<> scheduled;
   module.walk([&](ScheduleOp op) { scheduled.insert(op.getTask()); });
   unsigned applied = 0;
@@ -788,7 +774,7 @@ mlir::tcl::applyTunedSchedules(ModuleOp module, TuningDatabase &database,
     if (scheduled.contains(summary.name))
       continue;
     std::optional<TuningRecord> best =
-        database.getBest(summary.key, platform.name);
+        database.getBest(summary.key, platform.getName());
     if (!best)
       continue;
     OwningOpRef<ModuleOp> holder;

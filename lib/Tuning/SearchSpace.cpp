@@ -93,7 +93,6 @@ std::optional<Genome> Genome::parse(llvm::StringRef text) {
 
 std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
                                                  const Platform &platform,
-                                                 unsigned numThreads,
                                                  bool hasEpilogue) {
   StringRef opName = anchor->getName().getStringRef();
   const AnchorInfo *info = lookupAnchor(opName);
@@ -105,7 +104,7 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
   std::unique_ptr<SearchSpace> space(new SearchSpace());
   space->anchorClass = info->anchorClass;
   space->anchorName = opName.str();
-  space->target = platform.name.str();
+  space->target = platform.getTargetName().str();
   space->extents.assign(ranges.begin(), ranges.end());
   space->hasEpilogue = hasEpilogue;
   for (utils::IteratorType kind : anchor.getIteratorTypesArray())
@@ -113,7 +112,8 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
                                                                       : 'p');
   unsigned numDims = ranges.size();
   std::vector<int64_t> parallelChoices =
-      numThreads > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0};
+      platform.getThreads() > 1 ? std::vector<int64_t>{0, 1}
+                                : std::vector<int64_t>{0};
   using R = Rule;
   switch (info->anchorClass) {
   case AnchorClass::Matmul:

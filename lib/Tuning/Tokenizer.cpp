@@ -93,7 +93,7 @@ FailureOr<TaskFeatures> TaskFeatures::fromAnchor(linalg::LinalgOp anchor) {
 FailureOr<std::vector<float>>
 Tokenizer::tokenize(ScheduleOp schedule, const TaskFeatures &task,
                     const HardwareFeatures *hardware) const {
-  const Platform *platform = lookupPlatform(schedule.getTarget());
+  const TargetArch *platform = lookupTargetArch(schedule.getTarget());
   FailureOr<ScheduleState> finalState = schedule.replay();
   FailureOr<ScheduleState> state = schedule.getInitialState();
   if (!platform || failed(finalState) || failed(state))
@@ -118,11 +118,11 @@ Tokenizer::tokenize(ScheduleOp schedule, const TaskFeatures &task,
   col += kMaxDims;
   context[col++] = dynamic ? 1 : 0;
   HardwareFeatures known =
-      hardware ? *hardware : HardwareFeatures::fromPlatform(*platform, 1);
+      hardware ? *hardware : HardwareFeatures::fromTarget(*platform, 1);
   context[kTaskWidth + static_cast<unsigned>(platform->isa)] = 1;
   col = kTaskWidth + kNumIsaLevels;
   context[col++] = log2p1(platform->vectorBits);
-  context[col++] = platform->kind == PlatformKind::GPU ? 1 : 0;
+  context[col++] = platform->kind == TargetKind::GPU ? 1 : 0;
   context[col++] = log2p1(known.threads);
   context[col++] = log2p1(known.cores);
   context[col++] = known.vectorRegisters / 8.0f;

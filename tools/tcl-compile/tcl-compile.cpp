@@ -76,7 +76,7 @@ static llvm::cl::opt<std::string>
 static const std::string targetHelp =
     "Target platform (x86-avx512, x86-avx2, x86-sse42, nvptx-sm90; default: "
     "that of the input's schedules, else this host's, " +
-    tcl::getHostPlatform().name.str() + ")";
+    tcl::getHostTargetArch().name.str() + ")";
 static llvm::cl::opt<std::string> targetName("target",
                                              llvm::cl::desc(targetHelp),
                                              llvm::cl::cat(toolCategory));
@@ -169,7 +169,7 @@ static llvm::cl::opt<std::string> tuningCurve(
 /// Checks that every schedule in `module` targets `platform`: a schedule
 /// tuned for another platform would silently give slow code.
 static LogicalResult checkScheduleTargets(ModuleOp module,
-                                          const tcl::Platform &platform) {
+                                          const tcl::TargetArch &platform) {
   WalkResult result = module.walk([&](tcl::ScheduleOp schedule) {
     if (schedule.getTarget() == platform.name)
       return WalkResult::advance();
@@ -204,10 +204,10 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(argc, argv, "tcl compiler driver\n");
 
   // An unknown target fails before the (possibly long) import.
-  if (!targetName.empty() && !tcl::lookupPlatform(targetName)) {
+  if (!targetName.empty() && !tcl::lookupTargetArch(targetName)) {
     llvm::errs() << "tcl-compile: unknown target '" << targetName
                  << "'; known targets:";
-    for (const tcl::Platform &known : tcl::getPlatforms())
+    for (const tcl::TargetArch &known : tcl::getTargetArchs())
       llvm::errs() << " " << known.name;
     llvm::errs() << "\n";
     return 1;
@@ -260,14 +260,15 @@ int main(int argc, char **argv) {
   }
   if (targetName.empty())
     targetName = tcl::getDefaultTarget(*module).str();
-  const tcl::Platform *platform = tcl::lookupPlatform(targetName);
-  if (emitKind != EmitKind::MLIR && platform->kind != tcl::PlatformKind::CPU) {
+  const tcl::Platform platform(*tcl::lookupTargetArch(targetName), numThreads);
+  if (emitKind != EmitKind::MLIR &&
+      platform.getTarget().kind != tcl::TargetKind::CPU) {
     llvm::errs() << "tcl-compile: --emit=llvm|obj|so supports CPU targets "
                     "only; "
                  << targetName << " is not one\n";
     return 1;
   }
-  if (failed(checkScheduleTargets(*module, *platform)))
+  if (failed(checkScheduleTargets(*module, platform.getTarget())))
     return 1;
 
   if (tune && tuningDb.empty()) {
@@ -278,7 +279,7 @@ int main(int argc, char **argv) {
   // Checked before the database is opened (and so created): tuning measures
   // on this host.
   if (tune)
-    if (llvm::Error error = tcl::checkHostSupports(*platform)) {
+    if (llvm::Error error = tcl::checkHostSupports(platform.getTarget())) {
       llvm::errs() << "tcl-compile: cannot tune here: "
                    << llvm::toString(std::move(error)) << "\n";
       return 1;
@@ -298,8 +299,7 @@ int main(int argc, char **argv) {
     tcl::extractTasks(*module);
     if (tune) {
       tcl::TuningOptions options;
-      options.target = targetName;
-      options.numThreads = numThreads;
+      options.platform = platform;
       options.trials = trials;
       options.resume = resume;
       options.costModel = costModel;
@@ -335,7 +335,7 @@ int main(int argc, char **argv) {
       }
     }
     auto applied =
-        tcl::applyTunedSchedules(*module, **database, targetName, numThreads);
+        tcl::applyTunedSchedules(*module, **database, platform);
     if (!applied) {
       llvm::errs() << "tcl-compile: " << llvm::toString(applied.takeError())
                    << "\n";
@@ -372,8 +372,7 @@ int main(int argc, char **argv) {
   std::optional<tcl::ModelInterface> api;
   if (emitKind == EmitKind::SharedLibrary &&
       module->lookupSymbol<func::FuncOp>(apiEntry)) {
-    auto iface = tcl::ModelInterface::fromFunction(*module, apiEntry, *platform,
-                                                   numThreads);
+    auto iface = tcl::ModelInterface::fromFunction(*module, apiEntry, platform);
     if (!iface) {
       llvm::errs() << "tcl-compile: " << llvm::toString(iface.takeError())
                    << "\n";
@@ -386,8 +385,9 @@ int main(int argc, char **argv) {
   if (emitKind == EmitKind::MLIR) {
     pm.addPass(tcl::createApplySchedule());
   } else {
-    (void)tcl::buildLowerToLLVMPipeline(
-        pm, tcl::LoweringOptions{targetName, numThreads});
+    tcl::LoweringOptions lowering;
+    lowering.platform = platform;
+    tcl::buildLowerToLLVMPipeline(pm, lowering);
   }
   if (failed(pm.run(*module)))
     return 1;
@@ -406,7 +406,8 @@ int main(int argc, char **argv) {
   }
   if (emitKind == EmitKind::SharedLibrary) {
     if (llvm::Error error =
-            tcl::emitSharedLibrary(*module, *platform, numThreads > 1,
+            tcl::emitSharedLibrary(*module, platform.getTarget(),
+                                   platform.getThreads() > 1,
                                    outputFilename, api ? api->getSource() : ""))
       return fail(std::move(error));
     if (api) {
@@ -423,7 +424,7 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  auto machine = tcl::createTargetMachine(*platform);
+  auto machine = tcl::createTargetMachine(platform.getTarget());
   if (!machine)
     return fail(machine.takeError());
   llvm::LLVMContext llvmContext;

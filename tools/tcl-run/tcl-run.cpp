@@ -58,7 +58,7 @@ static llvm::cl::list<std::string> inputShapes(
 static const std::string targetHelp =
     "CPU platform (default: that of the input's schedules, else this "
     "host's, " +
-    getHostPlatform().name.str() + ")";
+    getHostTargetArch().name.str() + ")";
 static llvm::cl::opt<std::string> targetName("target",
                                              llvm::cl::desc(targetHelp),
                                              llvm::cl::cat(toolCategory));
@@ -143,10 +143,15 @@ int main(int argc, char **argv) {
       targetName = getDefaultTarget(*module).str();
   }
 
+  llvm::Expected<Platform> platform = Platform::get(targetName, numThreads);
+  if (!platform)
+    return fail(platform.takeError());
+
   std::optional<Kernel> kernel;
   if (library.empty()) {
-    auto jitted = Kernel::jit(source, entry,
-                              LoweringOptions{targetName, numThreads, true});
+    LoweringOptions scheduled;
+    scheduled.platform = *platform;
+    auto jitted = Kernel::jit(source, entry, scheduled);
     if (!jitted)
       return fail(jitted.takeError());
     kernel.emplace(std::move(*jitted));
@@ -164,8 +169,10 @@ int main(int argc, char **argv) {
     auto naiveSource = stripSchedules(source);
     if (!naiveSource)
       return fail(naiveSource.takeError());
-    auto naive =
-        Kernel::jit(*naiveSource, entry, LoweringOptions{targetName, 1, false});
+    LoweringOptions plainLoops;
+    plainLoops.platform = Platform(platform->getTarget(), 1);
+    plainLoops.defaultSchedules = false;
+    auto naive = Kernel::jit(*naiveSource, entry, plainLoops);
     if (!naive)
       return fail(naive.takeError());
     reference.emplace(std::move(*naive));

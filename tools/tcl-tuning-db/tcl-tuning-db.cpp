@@ -73,11 +73,11 @@ static llvm::cl::opt<std::string> outputPath("o",
 
 static llvm::cl::opt<std::string> platformName(
     "platform",
-    llvm::cl::desc("Platform to evaluate on or collect for, "
+    llvm::cl::desc("TargetArch to evaluate on or collect for, "
                    "<target>/<threads>t (x86-avx512/1t, x86-avx512/2t, "
                    "x86-avx2/1t, x86-sse42/1t; default: this host's with "
                    "one thread)"),
-    llvm::cl::init(mlir::tcl::getHostPlatform().name.str() + "/1t"),
+    llvm::cl::init(mlir::tcl::getHostTargetArch().name.str() + "/1t"),
     llvm::cl::cat(toolCategory));
 
 static llvm::cl::list<std::string>
@@ -169,7 +169,7 @@ static void mergeInto(mlir::ModuleOp into, mlir::ModuleOp from,
 }
 
 static int collect(TuningDatabase &database) {
-  auto platform = PlatformEntry::parseName(platformName);
+  llvm::Expected<Platform> platform = Platform::parse(platformName);
   if (!platform)
     return fail(platform.takeError());
   // The load monitor tells this collector's processes (it and its
@@ -236,7 +236,7 @@ static int collect(TuningDatabase &database) {
   if (maxForeignLoad >= 0) {
     guardOptions.maxForeignCores = maxForeignLoad;
     measure = guardAgainstLoad(
-        measure, makeReferenceInput(platform->target, platform->threads),
+        measure, makeReferenceInput(*platform),
         guardOptions, guardStats, &llvm::errs());
     // The tuner probes the hardware first: its figures are features, so
     // they are taken on a quiet machine.
@@ -246,8 +246,7 @@ static int collect(TuningDatabase &database) {
   }
 
   TuningOptions options;
-  options.target = platform->target;
-  options.numThreads = platform->threads;
+  options.platform = *platform;
   options.trialsPerTask = programsPerTask;
   options.randomFraction = randomFraction;
   options.batchSize = batchSize;

@@ -92,17 +92,19 @@ llvm::Error emitScheduledLibrary(const LoweringOptions &options,
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(kScheduled, &context);
   PassManager pm(&context);
-  if (!module || failed(buildLowerToLLVMPipeline(pm, options)) ||
-      failed(pm.run(*module)))
+  if (!module)
+    return llvm::createStringError("cannot parse the scheduled kernel");
+  buildLowerToLLVMPipeline(pm, options);
+  if (failed(pm.run(*module)))
     return llvm::createStringError("cannot lower the scheduled kernel");
-  return emitSharedLibrary(*module, *lookupPlatform(options.target),
-                           options.numThreads > 1, path);
+  return emitSharedLibrary(*module, options.platform.getTarget(),
+                           options.platform.getThreads() > 1, path);
 }
 
 class KernelTest : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(KernelTest, ScheduledMatchesReferenceAndNaive) {
-  LoweringOptions options{getHostPlatform().name.str(), GetParam()};
+  LoweringOptions options(Platform::host(GetParam()));
   auto kernel = Kernel::jit(kScheduled, "mm_bias_relu", options);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   std::vector<Buffer> inputs = kernel->getSignature().makeRandomInputs(1);
@@ -122,7 +124,7 @@ TEST_P(KernelTest, ScheduledMatchesReferenceAndNaive) {
 }
 
 TEST_P(KernelTest, RunsAgainAfterItsThreadsSlept) {
-  LoweringOptions options{getHostPlatform().name.str(), GetParam()};
+  LoweringOptions options(Platform::host(GetParam()));
   auto kernel = Kernel::jit(kScheduled, "mm_bias_relu", options);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   std::vector<Buffer> inputs = kernel->getSignature().makeRandomInputs(2);
@@ -155,7 +157,7 @@ TEST_P(KernelTest, RunsAgainAfterItsThreadsSlept) {
 }
 
 TEST_P(KernelTest, JitAndSharedLibraryAreBitIdentical) {
-  LoweringOptions options{getHostPlatform().name.str(), GetParam()};
+  LoweringOptions options(Platform::host(GetParam()));
   auto jitted = Kernel::jit(kScheduled, "mm_bias_relu", options);
   ASSERT_TRUE(bool(jitted)) << llvm::toString(jitted.takeError());
 
@@ -186,7 +188,8 @@ TEST(KernelErrors, RefusesCodeTheHostCannotRun) {
   llvm::SmallString<128> path;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("kernel-test", "so", path));
   llvm::FileRemover remove(path);
-  ASSERT_FALSE(bool(emitScheduledLibrary({"x86-avx2", 1}, path)));
+  Platform avx2(*lookupTargetArch("x86-avx2"));
+  ASSERT_FALSE(bool(emitScheduledLibrary(LoweringOptions(avx2), path)));
   DialectRegistry registry;
   registerTclDialects(registry);
   MLIRContext context(registry);
@@ -195,10 +198,11 @@ TEST(KernelErrors, RefusesCodeTheHostCannotRun) {
   ASSERT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
 
   ASSERT_EQ(setenv("TCL_HOST_ISA", "x86-sse42", 1), 0);
-  EXPECT_FALSE(hostSupports(*lookupPlatform("x86-avx2")));
-  EXPECT_EQ(getHostPlatform().name, "x86-sse42");
+  EXPECT_FALSE(hostSupports(*lookupTargetArch("x86-avx2")));
+  EXPECT_EQ(getHostTargetArch().name, "x86-sse42");
   auto loaded = Kernel::load(path, "mm_bias_relu", *signature);
-  auto jitted = Kernel::jit(kScheduled, "mm_bias_relu", {"x86-avx2", 1});
+  auto jitted =
+      Kernel::jit(kScheduled, "mm_bias_relu", LoweringOptions(avx2));
   unsetenv("TCL_HOST_ISA");
   ASSERT_FALSE(bool(loaded));
   std::string message = llvm::toString(loaded.takeError());
@@ -224,8 +228,8 @@ TEST(KernelErrors, RejectsBadInput) {
   EXPECT_NE(llvm::toString(missing.takeError()).find("no function @nope"),
             std::string::npos);
 
-  auto unknownTarget =
-      Kernel::jit(kScheduled, "mm_bias_relu", {"x86-avx1024", 1});
+  // An unknown target has no platform to lower for.
+  llvm::Expected<Platform> unknownTarget = Platform::get("x86-avx1024");
   ASSERT_FALSE(bool(unknownTarget));
   llvm::consumeError(unknownTarget.takeError());
 

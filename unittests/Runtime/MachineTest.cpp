@@ -18,14 +18,16 @@ namespace {
 
 TEST(MachineTest, ProbesEveryPlatformThisHostRuns) {
   unsigned probed = 0;
-  for (const Platform &platform : getPlatforms()) {
+  for (const TargetArch &platform : getTargetArchs()) {
     if (!hostSupports(platform)) {
-      llvm::Expected<HardwareFeatures> none = probeHardware(platform, 1);
+      llvm::Expected<HardwareFeatures> none =
+          probeHardware(Platform(platform, 1));
       EXPECT_FALSE(bool(none)) << platform.name.str();
       llvm::consumeError(none.takeError());
       continue;
     }
-    llvm::Expected<HardwareFeatures> features = probeHardware(platform, 1);
+    llvm::Expected<HardwareFeatures> features =
+        probeHardware(Platform(platform, 1));
     ASSERT_TRUE(bool(features)) << llvm::toString(features.takeError());
     ++probed;
     EXPECT_EQ(features->threads, 1u);
@@ -42,23 +44,24 @@ TEST(MachineTest, ProbesEveryPlatformThisHostRuns) {
   }
   // Every x86-64 host runs SSE4.2 code at least; GPUs are never probed.
   EXPECT_GE(probed, 1u);
-  EXPECT_FALSE(hostSupports(*lookupPlatform("nvptx-sm90")));
-  llvm::Expected<HardwareFeatures> zero =
-      probeHardware(*lookupPlatform("x86-sse42"), 0);
-  EXPECT_FALSE(bool(zero));
-  llvm::consumeError(zero.takeError());
+  EXPECT_FALSE(hostSupports(*lookupTargetArch("nvptx-sm90")));
+  // A platform has at least one thread.
+  llvm::Expected<Platform> zero = Platform::get("x86-sse42", 0);
+  ASSERT_FALSE(bool(zero));
+  EXPECT_EQ(llvm::toString(zero.takeError()),
+            "a platform needs at least one thread");
 }
 
 /// The tools' default platform is the most capable one this host runs; one
 /// above it is refused with the missing features. TCL_HOST_ISA lowers the
 /// host's ISA, and a value that names no CPU platform is reported.
 TEST(MachineTest, HostPlatformIsTheMostCapableOneItRuns) {
-  const Platform &host = getHostPlatform();
-  EXPECT_EQ(host.kind, PlatformKind::CPU);
+  const TargetArch &host = getHostTargetArch();
+  EXPECT_EQ(host.kind, TargetKind::CPU);
   EXPECT_TRUE(hostSupports(host));
   EXPECT_FALSE(bool(checkHostSupports(host)));
-  for (const Platform &platform : getPlatforms()) {
-    if (platform.kind != PlatformKind::CPU || platform.isa <= host.isa)
+  for (const TargetArch &platform : getTargetArchs()) {
+    if (platform.kind != TargetKind::CPU || platform.isa <= host.isa)
       continue;
     EXPECT_FALSE(hostSupports(platform)) << platform.name.str();
     std::string message = llvm::toString(checkHostSupports(platform));
@@ -69,12 +72,12 @@ TEST(MachineTest, HostPlatformIsTheMostCapableOneItRuns) {
   EXPECT_TRUE(getRequiredCpuFeatures(IsaLevel::NVPTX).empty());
 
   ASSERT_EQ(setenv("TCL_HOST_ISA", "x86-sse42", 1), 0);
-  EXPECT_EQ(getHostPlatform().name, "x86-sse42");
+  EXPECT_EQ(getHostTargetArch().name, "x86-sse42");
   std::string limited =
-      llvm::toString(checkHostSupports(*lookupPlatform("x86-avx512")));
+      llvm::toString(checkHostSupports(*lookupTargetArch("x86-avx512")));
   ASSERT_EQ(setenv("TCL_HOST_ISA", "x86-avx1024", 1), 0);
   std::string unknown =
-      llvm::toString(checkHostSupports(*lookupPlatform("x86-sse42")));
+      llvm::toString(checkHostSupports(*lookupTargetArch("x86-sse42")));
   unsetenv("TCL_HOST_ISA");
   EXPECT_EQ(limited, "code for platform 'x86-avx512' cannot run on this host: "
                      "TCL_HOST_ISA=x86-sse42 limits this host to that "
@@ -82,7 +85,7 @@ TEST(MachineTest, HostPlatformIsTheMostCapableOneItRuns) {
   EXPECT_NE(unknown.find("TCL_HOST_ISA='x86-avx1024' is not a CPU platform"),
             std::string::npos)
       << unknown;
-  EXPECT_EQ(getHostPlatform().name, host.name);
+  EXPECT_EQ(getHostTargetArch().name, host.name);
 }
 
 /// A process in another process group spinning for half a second is

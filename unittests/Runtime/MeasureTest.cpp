@@ -108,7 +108,7 @@ TEST(MeasureTest, ParallelCandidateIsTimedTwice) {
   // next request still runs, checks and times normally.
   Measurer measurer(fastOptions());
   MeasureInput parallel = input(withSchedule(kGoodSchedule));
-  parallel.numThreads = 2;
+  parallel.platform = Platform::host(2);
   std::vector<MeasureResult> results = measurer.measure({parallel, parallel});
   ASSERT_EQ(results.size(), 2u);
   for (const MeasureResult &result : results) {

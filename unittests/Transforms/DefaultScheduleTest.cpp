@@ -128,16 +128,16 @@ TEST_P(DefaultScheduleTest, NonEmptyAndMatchesPlainLoops) {
   linalg::LinalgOp anchor;
   module->walk([&](linalg::LinalgOp op) { anchor = op; });
   OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
-  ScheduleOp schedule = buildDefaultSchedule(
-      builder, anchor, "t", *lookupPlatform(target), threads, false);
+  Platform platform(*lookupTargetArch(target), threads);
+  ScheduleOp schedule =
+      buildDefaultSchedule(builder, anchor, "t", platform, false);
   EXPECT_FALSE(schedule.getBody().front().empty()) << opCase.name;
   EXPECT_TRUE(succeeded(schedule.replay()));
 
   // And it computes what plain loops compute, where this host can run it;
   // elsewhere the JIT refuses with the reason instead of crashing.
-  if (!hostSupports(*lookupPlatform(target))) {
-    auto refused =
-        Kernel::jit(opCase.source, "f", LoweringOptions{target, threads, true});
+  if (!hostSupports(*lookupTargetArch(target))) {
+    auto refused = Kernel::jit(opCase.source, "f", LoweringOptions(platform));
     ASSERT_FALSE(bool(refused));
     EXPECT_NE(
         llvm::toString(refused.takeError()).find("cannot run on this host"),
@@ -145,10 +145,11 @@ TEST_P(DefaultScheduleTest, NonEmptyAndMatchesPlainLoops) {
     GTEST_SKIP() << "this host cannot execute " << target << " code";
   }
   auto scheduled =
-      Kernel::jit(opCase.source, "f", LoweringOptions{target, threads, true});
+      Kernel::jit(opCase.source, "f", LoweringOptions(platform));
   ASSERT_TRUE(bool(scheduled)) << llvm::toString(scheduled.takeError());
-  auto naive =
-      Kernel::jit(opCase.source, "f", LoweringOptions{target, 1, false});
+  auto naive = Kernel::jit(
+      opCase.source, "f",
+      LoweringOptions(Platform(platform.getTarget(), 1), false));
   ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
   std::vector<Buffer> inputs =
       scheduled->getSignature().makeRandomInputs(/*seed=*/42);

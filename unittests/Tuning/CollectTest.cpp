@@ -57,7 +57,8 @@ TEST_F(CollectTest, RandomTasksAreReproducibleAndSearchable) {
     ASSERT_TRUE(succeeded(workload));
     auto anchor = cast<linalg::LinalgOp>(findTaskAnchor(**workload));
     for (llvm::StringRef target : {"x86-avx512", "x86-sse42"})
-      EXPECT_TRUE(SearchSpace::create(anchor, *lookupPlatform(target), 1,
+      EXPECT_TRUE(SearchSpace::create(anchor,
+                                      Platform(*lookupTargetArch(target)),
                                       task.epilogueOps > 0))
           << task.key;
   }
@@ -71,9 +72,9 @@ TEST_F(CollectTest, RandomTasksAreReproducibleAndSearchable) {
 }
 
 TEST_F(CollectTest, ReferenceInputIsAMatmul) {
-  MeasureInput input = makeReferenceInput("x86-avx2", 2);
-  EXPECT_EQ(input.target, "x86-avx2");
-  EXPECT_EQ(input.numThreads, 2u);
+  MeasureInput input =
+      makeReferenceInput(Platform(*lookupTargetArch("x86-avx2"), 2));
+  EXPECT_EQ(input.platform.getName(), "x86-avx2/2t");
   EXPECT_EQ(input.workload, input.candidate);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(input.workload, &context);
@@ -184,7 +185,8 @@ TEST_F(CollectTest, LoadGuardWaitsWhileTheReferenceIsSlow) {
   std::vector<double> referenceSeconds = {1.0, 1.1, 1.05, 1.5, 1.1};
   size_t referenceRuns = 0;
   unsigned batches = 0;
-  MeasureInput reference = makeReferenceInput("x86-sse42", 1);
+  MeasureInput reference =
+      makeReferenceInput(Platform(*lookupTargetArch("x86-sse42")));
   MeasureFn measure = [&](llvm::ArrayRef<MeasureInput> batch) {
     std::vector<MeasureResult> results(batch.size());
     if (batch.size() == 1 && batch[0].workload == reference.workload) {

@@ -28,9 +28,9 @@ std::unique_ptr<TuningDatabase> makeDatabase(const std::string &path) {
   auto db = TuningDatabase::open(path);
   EXPECT_TRUE(bool(db));
   for (const char *platform : {"x86-avx512/1t", "x86-sse42/1t"}) {
-    PlatformEntry entry =
-        PlatformEntry::make(llvm::StringRef(platform).split('/').first, 1);
-    EXPECT_FALSE((*db)->addPlatform(entry));
+    llvm::Expected<Platform> parsed = Platform::parse(platform);
+    EXPECT_TRUE(bool(parsed));
+    EXPECT_FALSE((*db)->addPlatform(*parsed));
   }
   std::vector<TuningRecord> records;
   for (int w = 0; w < 3; ++w) {
@@ -83,8 +83,8 @@ TEST(DatasetTest, ExportImportRoundTrip) {
       EXPECT_EQ(a.repeats, b.repeats);
       EXPECT_EQ(a.proposer, b.proposer);
     }
-    EXPECT_EQ(db->getPlatform(platform)->features,
-              (*copy)->getPlatform(platform)->features);
+    EXPECT_EQ(db->getPlatform(platform)->getFeatures().toJson(),
+              (*copy)->getPlatform(platform)->getFeatures().toJson());
   }
   EXPECT_EQ(db->getWorkloadSources(), (*copy)->getWorkloadSources());
 

@@ -124,8 +124,9 @@ TEST_F(SearchTest, GeneratedProgramsVerify) {
       module->walk([&](linalg::LinalgOp anchor) {
         if (isa<linalg::FillOp>(anchor))
           return;
-        auto space = SearchSpace::create(anchor, *lookupPlatform("x86-avx512"),
-                                         threads, /*hasEpilogue=*/false);
+        auto space = SearchSpace::create(
+            anchor, Platform(*lookupTargetArch("x86-avx512"), threads),
+            /*hasEpilogue=*/false);
         ASSERT_TRUE(space) << anchor->getName().getStringRef().str();
         std::mt19937_64 rng(7);
         std::vector<Genome> genomes;
@@ -160,7 +161,8 @@ TEST_F(SearchTest, CrossoverMixesWholeChains) {
   linalg::LinalgOp matmul;
   module->walk([&](linalg::MatmulOp op) { matmul = op; });
   auto space =
-      SearchSpace::create(matmul, *lookupPlatform("x86-avx512"), 1, false);
+      SearchSpace::create(
+          matmul, Platform(*lookupTargetArch("x86-avx512")), false);
   Genome a{{{64, 96, 128}, {32, 48, 64}, {8, 16, 1}}, {0, 0, 0, 4}};
   Genome b{{{16, 32, 128}, {16, 16, 16}, {4, 8, 1}}, {0, 2, 1, 1}};
   ASSERT_TRUE(space->isWellFormed(a));
@@ -246,24 +248,25 @@ TEST_F(SearchTest, DatabaseRoundTripAndJsonLines) {
   std::string path = tempPath("db");
   auto db = TuningDatabase::open(path);
   ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
-  PlatformEntry platform = PlatformEntry::make("x86-avx512", 1);
-  EXPECT_EQ(platform.name, "x86-avx512/1t");
-  ASSERT_FALSE((*db)->addPlatform(platform));
+  Platform x86(*lookupTargetArch("x86-avx512"));
+  EXPECT_EQ(x86.getName(), "x86-avx512/1t");
+  ASSERT_FALSE((*db)->addPlatform(x86));
+  std::string platform = x86.getName();
   ASSERT_FALSE((*db)->addWorkload({"k1", "linalg.matmul", 1e6, "module {}"}));
   ASSERT_FALSE((*db)->addRecords(
-      {makeRecord("k1", platform.name, "s1", 2e-3),
-       makeRecord("k1", platform.name, "s2", 1e-3),
-       makeRecord("k1", platform.name, "s3", 0, "compile_error")}));
-  EXPECT_EQ((*db)->getRecords("k1", platform.name).size(), 3u);
-  std::optional<TuningRecord> best = (*db)->getBest("k1", platform.name);
+      {makeRecord("k1", platform, "s1", 2e-3),
+       makeRecord("k1", platform, "s2", 1e-3),
+       makeRecord("k1", platform, "s3", 0, "compile_error")}));
+  EXPECT_EQ((*db)->getRecords("k1", platform).size(), 3u);
+  std::optional<TuningRecord> best = (*db)->getBest("k1", platform);
   ASSERT_TRUE(best);
   EXPECT_EQ(best->schedule, "s2");
   EXPECT_FALSE((*db)->getBest("k1", "x86-avx2/1t"));
 
   // A batch with one bad record is written not at all.
   llvm::Error error =
-      (*db)->addRecords({makeRecord("k1", platform.name, "s4", 1e-3),
-                         makeRecord("unknown", platform.name, "s5", 1e-3)});
+      (*db)->addRecords({makeRecord("k1", platform, "s4", 1e-3),
+                         makeRecord("unknown", platform, "s5", 1e-3)});
   EXPECT_TRUE(bool(error));
   llvm::consumeError(std::move(error));
   EXPECT_EQ((*db)->countRecords(), 3u);
@@ -276,8 +279,8 @@ TEST_F(SearchTest, DatabaseRoundTripAndJsonLines) {
   auto imported = (*copy)->importJsonLines(os.str());
   ASSERT_TRUE(bool(imported));
   EXPECT_EQ(*imported, 3u);
-  std::vector<TuningRecord> original = (*db)->getRecords("k1", platform.name);
-  std::vector<TuningRecord> copied = (*copy)->getRecords("k1", platform.name);
+  std::vector<TuningRecord> original = (*db)->getRecords("k1", platform);
+  std::vector<TuningRecord> copied = (*copy)->getRecords("k1", platform);
   ASSERT_EQ(copied.size(), original.size());
   for (size_t i = 0; i < copied.size(); ++i) {
     EXPECT_EQ(copied[i].schedule, original[i].schedule);
@@ -338,7 +341,7 @@ TuningOptions smallOptions(llvm::StringRef model) {
   options.seed = 5;
   // Measurements are fake (fakeMeasure): the platform need not be this
   // host's, and a fixed one keeps the search space the same on every host.
-  options.target = "x86-avx512";
+  options.platform = Platform(*lookupTargetArch("x86-avx512"));
   // Probed figures differ from run to run; the tests compare runs.
   options.probeHardware = false;
   return options;
@@ -363,7 +366,8 @@ TEST_F(SearchTest, TuningIsReproducible) {
       EXPECT_EQ((*db)->countRecords(), 20u);
       runs.push_back(schedulesOf(**db));
       // The best schedule goes into the module.
-      auto applied = applyTunedSchedules(*module, **db, "x86-avx512", 1);
+      auto applied = applyTunedSchedules(
+          *module, **db, Platform(*lookupTargetArch("x86-avx512")));
       ASSERT_TRUE(bool(applied));
       EXPECT_EQ(*applied, 1u);
     }
@@ -557,8 +561,8 @@ TEST_F(SearchTest, LearnedCostModelsReadTokenizerFeatures) {
   OwningOpRef<ModuleOp> module = parse(kMatmul);
   extractTasks(*module);
   auto anchor = cast<linalg::LinalgOp>(findTaskAnchor(*module));
-  auto space = SearchSpace::create(anchor, *lookupPlatform("x86-avx512"), 1,
-                                   /*hasEpilogue=*/true);
+  auto space = SearchSpace::create(
+      anchor, Platform(*lookupTargetArch("x86-avx512")), /*hasEpilogue=*/true);
   ASSERT_TRUE(space);
   FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(anchor);
   ASSERT_TRUE(succeeded(task));

@@ -192,7 +192,7 @@ TEST_F(TokenizerTest, ProbedHardwareFeaturesFillTheHardwarePart) {
   EXPECT_EQ(at(*plain, 0, kHardware + 12), 0); // peak unknown
 
   HardwareFeatures hardware =
-      HardwareFeatures::fromPlatform(*lookupPlatform("x86-avx512"), 2);
+      HardwareFeatures::fromTarget(*lookupTargetArch("x86-avx512"), 2);
   hardware.cores = 3;
   hardware.l1KiB = 31;
   hardware.l2KiB = 1023;
@@ -219,7 +219,7 @@ TEST_F(TokenizerTest, ProbedHardwareFeaturesFillTheHardwarePart) {
 
 TEST_F(TokenizerTest, HardwareFeaturesRoundTripThroughJson) {
   HardwareFeatures hardware =
-      HardwareFeatures::fromPlatform(*lookupPlatform("x86-avx2"), 1);
+      HardwareFeatures::fromTarget(*lookupTargetArch("x86-avx2"), 1);
   hardware.cores = 2;
   hardware.l3KiB = 32768;
   hardware.peakGflops = 58.5;

@@ -31,8 +31,7 @@ namespace mlir::tcl {
 
 /// Probes the host for `platform` run on `threads` threads. Fails if the
 /// host cannot execute the platform's ISA. Takes about a second.
-llvm::Expected<HardwareFeatures> probeHardware(const Platform &platform,
-                                               unsigned threads);
+llvm::Expected<HardwareFeatures> probeHardware(const Platform &platform);
 
 class LoadMonitor {
 public:

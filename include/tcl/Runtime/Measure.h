@@ -71,9 +71,8 @@ struct MeasureInput {
   /// The candidate: the same function with the schedules to measure.
   std::string candidate;
   std::string entry;
-  /// The platform to compile for; by default the host's.
-  std::string target = getHostPlatform().name.str();
-  unsigned numThreads = 1;
+  /// The platform to compile for and run on; by default the host's.
+  Platform platform = Platform::host();
 };
 
 enum class MeasureStatus {

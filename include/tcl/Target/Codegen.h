@@ -33,7 +33,7 @@ void registerLLVMTranslations(DialectRegistry &registry);
 
 /// The target machine of a CPU platform (PIC, -O3 code generation).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(const Platform &platform);
+createTargetMachine(const TargetArch &platform);
 
 /// Translates a lowered module to LLVM IR for `machine` and optimizes it
 /// at -O3.
@@ -62,7 +62,7 @@ inline constexpr llvm::StringLiteral kLibraryTargetSymbol =
 /// -O3, an object file in a temporary location, then the system linker.
 /// With `cApiSource`, that C code (see ModelInterface) is linked in too. The
 /// library names its platform (kLibraryTargetSymbol).
-llvm::Error emitSharedLibrary(ModuleOp module, const Platform &platform,
+llvm::Error emitSharedLibrary(ModuleOp module, const TargetArch &platform,
                               bool usesOpenMP, llvm::StringRef libraryPath,
                               llvm::StringRef cApiSource = "");
 

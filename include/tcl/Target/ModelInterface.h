@@ -45,19 +45,16 @@ struct ModelTensor {
 struct ModelInterface {
   std::string entry;
   std::vector<ModelTensor> inputs, outputs;
-  unsigned numThreads = 1;
   /// The platform the model's kernels are compiled for: tcl_model_create
-  /// refuses a CPU without its features.
-  IsaLevel isa = IsaLevel::SSE42;
-  std::string target;
+  /// refuses a CPU without its target's features.
+  Platform platform = Platform::host();
 
   /// Reads the interface of function `entry` (f32 tensors with static
   /// shapes; names from `tcl.name` argument/result attributes, else
   /// input_N/output_N).
   static llvm::Expected<ModelInterface> fromFunction(ModuleOp module,
                                                      llvm::StringRef entry,
-                                                     const Platform &platform,
-                                                     unsigned numThreads);
+                                                     const Platform &platform);
 
   /// The C header declaring the API.
   std::string getHeader() const;

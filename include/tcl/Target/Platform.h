@@ -1,13 +1,15 @@
-//===- Platform.h - Named target platforms ----------------------*- C++ -*-===//
+//===- Platform.h - What generated code runs on -----------------*- C++ -*-===//
 //
 // Part of the tcl project.
 //
 //===----------------------------------------------------------------------===//
 //
-// A platform is what a schedule and a measurement are bound to: an ISA level
-// (or GPU architecture) with an explicit vector width, so code generation is
-// deterministic. This is the one table of them; the lowering, the tokenizer's
-// hardware features and the tuning database all read it.
+// A Platform is what code is compiled for, measured on and tuned for: a
+// target architecture (an ISA level or GPU architecture with an explicit
+// vector width, so code generation is deterministic), the threads its
+// kernels use, and what is known of the machine (HardwareFeatures). Passes,
+// tools, tuning, the database and the datasets all take this one value; its
+// name, e.g. "x86-avx2/2t", is what records and datasets key on.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,16 +25,19 @@
 
 namespace mlir::tcl {
 
-enum class PlatformKind : unsigned { CPU = 0, GPU = 1 };
+enum class TargetKind : unsigned { CPU = 0, GPU = 1 };
 
 /// ISA levels in increasing capability. Part of the tokenizer's hardware
 /// features: keep the order stable.
 enum class IsaLevel : unsigned { SSE42 = 0, AVX2, AVX512, NVPTX };
 constexpr unsigned kNumIsaLevels = 4;
 
-struct Platform {
+/// An ISA level or GPU architecture: what code is generated for. A
+/// schedule's `target` and the tools' `--target` name one. One table of
+/// them (getTargetArchs); the lowering and the tokenizer read it.
+struct TargetArch {
   llvm::StringRef name;
-  PlatformKind kind;
+  TargetKind kind;
   IsaLevel isa;
   /// LLVM target triple and CPU/feature strings used for code generation.
   llvm::StringRef triple;
@@ -62,7 +67,7 @@ struct HardwareFeatures {
   double bandwidthGBs = 0;
 
   /// The static part: the platform's vector width and registers.
-  static HardwareFeatures fromPlatform(const Platform &platform,
+  static HardwareFeatures fromTarget(const TargetArch &platform,
                                        unsigned threads);
   /// JSON object text (the database's platforms.features column).
   std::string toJson() const;
@@ -74,8 +79,8 @@ struct HardwareFeatures {
 };
 
 /// Returns the platform called `name`, or nullptr.
-const Platform *lookupPlatform(llvm::StringRef name);
-llvm::ArrayRef<Platform> getPlatforms();
+const TargetArch *lookupTargetArch(llvm::StringRef name);
+llvm::ArrayRef<TargetArch> getTargetArchs();
 
 /// The CPU features code generated for `isa` needs, by the names LLVM's host
 /// detection and the compilers' __builtin_cpu_supports both use (empty for
@@ -86,15 +91,55 @@ llvm::ArrayRef<llvm::StringRef> getRequiredCpuFeatures(IsaLevel isa);
 /// environment variable TCL_HOST_ISA=<CPU platform> makes the host run as if
 /// its ISA stopped at that platform's (to try generic code, or a host
 /// without AVX-512, on any machine).
-bool hostSupports(const Platform &platform);
+bool hostSupports(const TargetArch &platform);
 
 /// Succeeds if this host can execute code generated for `platform`; else
 /// says why not (the missing CPU features) and which platforms it runs.
-llvm::Error checkHostSupports(const Platform &platform);
+llvm::Error checkHostSupports(const TargetArch &platform);
 
-/// The most capable CPU platform this host can execute: the default target
-/// of the tools that compile code to run here.
-const Platform &getHostPlatform();
+/// The most capable CPU architecture this host can execute: the default
+/// target of the tools that compile code to run here.
+const TargetArch &getHostTargetArch();
+
+/// What code runs on: a target architecture, the threads its kernels use
+/// (parallel loops run on an OpenMP team of that size; 1 keeps code
+/// sequential), and the hardware features of the machine (the table's
+/// static part until probed ones are set).
+class Platform {
+public:
+  /// `threads` must be at least 1 (Platform::get checks).
+  explicit Platform(const TargetArch &target, unsigned threads = 1);
+  /// The host's most capable architecture (getHostTargetArch): the default
+  /// platform of every option struct, pass and tool.
+  static Platform host(unsigned threads = 1);
+  /// The target called `target`; an error naming the known ones otherwise,
+  /// or for 0 threads.
+  static llvm::Expected<Platform> get(llvm::StringRef target,
+                                      unsigned threads = 1);
+  /// Parses getName()'s form "<target>/<threads>t" (e.g. "x86-avx512/2t").
+  static llvm::Expected<Platform> parse(llvm::StringRef name);
+
+  const TargetArch &getTarget() const { return *target; }
+  llvm::StringRef getTargetName() const { return target->name; }
+  unsigned getThreads() const { return threads; }
+  /// "<target>/<threads>t".
+  std::string getName() const;
+  const HardwareFeatures &getFeatures() const { return features; }
+  /// Replaces the features (e.g. probed or stored ones); their thread count
+  /// is the platform's.
+  void setFeatures(const HardwareFeatures &probed);
+
+  /// Same target and threads (features are what is known, not identity).
+  bool operator==(const Platform &other) const {
+    return target == other.target && threads == other.threads;
+  }
+  bool operator!=(const Platform &other) const { return !(*this == other); }
+
+private:
+  const TargetArch *target;
+  unsigned threads;
+  HardwareFeatures features;
+};
 
 } // namespace mlir::tcl
 

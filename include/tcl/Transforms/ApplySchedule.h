@@ -52,7 +52,7 @@ LogicalResult applySchedule(ScheduleOp schedule, Operation *root);
 
 /// The platform to compile `module` for when none is asked for: that of its
 /// schedules (they are bound to one), else the most capable one this host
-/// runs (getHostPlatform).
+/// runs (getHostTargetArch).
 StringRef getDefaultTarget(ModuleOp module);
 
 } // namespace mlir::tcl

@@ -50,12 +50,12 @@ namespace mlir::tcl {
 bool isVectorizableGeneric(linalg::LinalgOp op);
 
 /// Builds at `builder`'s insertion point the default schedule for `anchor`,
-/// the anchor of task `task` (with `hasEpilogue` if ops are tagged as its
-/// epilogue). Always returns a schedule that verifies; on an anchor it has no
-/// heuristic for, an empty one (plain loops).
+/// the anchor of task `task`, on `platform` (with `hasEpilogue` if ops are
+/// tagged as its epilogue). Always returns a schedule that verifies; on an
+/// anchor it has no heuristic for, an empty one (plain loops).
 ScheduleOp buildDefaultSchedule(OpBuilder &builder, linalg::LinalgOp anchor,
                                 StringRef task, const Platform &platform,
-                                unsigned numThreads, bool hasEpilogue);
+                                bool hasEpilogue);
 
 } // namespace mlir::tcl
 

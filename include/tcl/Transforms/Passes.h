@@ -8,6 +8,7 @@
 #define TCL_TRANSFORMS_PASSES_H
 
 #include "tcl/Dialect/Tcl/IR/TclDialect.h"
+#include "tcl/Target/Platform.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -101,8 +101,10 @@ def SetTargetAttributes : Pass<"tcl-set-target-attributes", "ModuleOp"> {
     generation does not depend on the machine that compiles.
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"x86-avx512\"",
-           "Named platform (see tcl/Target/Platform.h)">,
+    Option<"target", "target", "std::string",
+           /*default=*/"::mlir::tcl::getHostTargetArch().name.str()",
+           "Target architecture (tcl/Target/Platform.h); by default the "
+           "host's">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
@@ -184,8 +186,9 @@ def DefaultSchedules : Pass<"tcl-default-schedules", "ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::tcl::TclDialect"];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"x86-avx512\"",
-           "Named platform">,
+    Option<"target", "target", "std::string",
+           /*default=*/"::mlir::tcl::getHostTargetArch().name.str()",
+           "Target architecture; by default the host's">,
     Option<"numThreads", "num-threads", "unsigned", /*default=*/"1",
            "Threads of parallel loops">,
   ];

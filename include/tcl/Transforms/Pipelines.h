@@ -18,11 +18,13 @@
 namespace mlir::tcl {
 
 struct LoweringOptions {
-  /// Named CPU platform (tcl/Target/Platform.h); by default the host's.
-  std::string target = getHostPlatform().name.str();
-  /// Threads that run parallel loops (scf.forall from `parallelize`); 1 keeps
-  /// the code sequential and free of the OpenMP runtime.
-  unsigned numThreads = 1;
+  explicit LoweringOptions(Platform platform = Platform::host(),
+                           bool defaultSchedules = true)
+      : platform(std::move(platform)), defaultSchedules(defaultSchedules) {}
+
+  /// What the code runs on; by default the host with one thread (which
+  /// keeps code sequential and free of the OpenMP runtime).
+  Platform platform = Platform::host();
   /// Give ops without a schedule the default schedule of their op class
   /// (tcl-default-schedules); without, they become plain loops.
   bool defaultSchedules = true;
@@ -35,10 +37,10 @@ struct LoweringOptions {
 /// default schedules for unscheduled ops, apply schedules, bufferize (functions
 /// return results through out-params, temporaries are deallocated), lower
 /// vectors to FMAs and loads, parallel loops to OpenMP, and convert everything
-/// to the LLVM dialect with the platform's target attributes. The target is
-/// checked when the pipeline runs (tcl-set-target-attributes).
-LogicalResult buildLowerToLLVMPipeline(OpPassManager &pm,
-                                       const LoweringOptions &options);
+/// to the LLVM dialect with the platform's target attributes. A GPU target is
+/// refused when the pipeline runs (tcl-set-target-attributes).
+void buildLowerToLLVMPipeline(OpPassManager &pm,
+                              const LoweringOptions &options);
 
 /// Adds the graph-level optimizations for imported models to `pm` (anchored
 /// on builtin.module): layout propagation (transposes cancel across

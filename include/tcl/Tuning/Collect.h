@@ -80,9 +80,9 @@ guardAgainstLoad(MeasureFn measure, MeasureInput reference,
                  llvm::raw_ostream *log,
                  LoadEnvironment &environment = LoadEnvironment::machine());
 
-/// A 256x256x256 matmul on `target` with `threads` threads: the reference
+/// A 256x256x256 matmul on `platform`: the reference
 /// kernel of collection (workload and candidate, default schedule).
-MeasureInput makeReferenceInput(llvm::StringRef target, unsigned threads);
+MeasureInput makeReferenceInput(const Platform &platform);
 
 } // namespace mlir::tcl
 

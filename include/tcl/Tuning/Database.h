@@ -24,6 +24,8 @@
 #ifndef TCL_TUNING_DATABASE_H
 #define TCL_TUNING_DATABASE_H
 
+#include "tcl/Target/Platform.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -45,20 +47,6 @@ struct WorkloadEntry {
   double flops = 0;
   /// The workload as a module (one function computing the task).
   std::string module;
-};
-
-struct PlatformEntry {
-  /// "<target>/<threads>t", e.g. "x86-avx512/1t".
-  std::string name;
-  std::string target;
-  unsigned threads = 1;
-  /// Hardware feature vector as JSON (what was known of the machine).
-  std::string features = "{}";
-
-  static PlatformEntry make(llvm::StringRef target, unsigned threads);
-  /// The inverse of make's naming: "x86-avx512/2t" -> target and threads
-  /// (static features); an error for a malformed name or unknown target.
-  static llvm::Expected<PlatformEntry> parseName(llvm::StringRef name);
 };
 
 struct TuningRecord {
@@ -91,7 +79,9 @@ public:
   ~TuningDatabase();
 
   llvm::Error addWorkload(const WorkloadEntry &workload);
-  llvm::Error addPlatform(const PlatformEntry &platform);
+  /// Adds `platform` (by name, with its features) unless the database has
+  /// it already.
+  llvm::Error addPlatform(const Platform &platform);
   std::optional<WorkloadEntry> getWorkload(llvm::StringRef key);
   /// Every workload, in the order they were added.
   std::vector<WorkloadEntry> getWorkloads();
@@ -100,11 +90,15 @@ public:
   llvm::Error addWorkloadSource(llvm::StringRef key, llvm::StringRef source);
   /// Sources of each workload that has any.
   std::map<std::string, std::vector<std::string>> getWorkloadSources();
-  std::optional<PlatformEntry> getPlatform(llvm::StringRef name);
-  std::vector<PlatformEntry> getPlatforms();
-  /// Replaces a platform's hardware feature JSON (e.g. once it is probed).
-  llvm::Error setPlatformFeatures(llvm::StringRef name,
-                                  llvm::StringRef features);
+  /// The platform called `name` with its stored features; nullopt if the
+  /// database does not have it.
+  std::optional<Platform> getPlatform(llvm::StringRef name);
+  /// The platforms of the database, in the order they were added (those
+  /// whose target this build does not know are left out).
+  std::vector<Platform> getPlatforms();
+  /// Replaces the stored hardware features of `platform` by its own (e.g.
+  /// once it is probed).
+  llvm::Error setPlatformFeatures(const Platform &platform);
 
   /// Adds `records` in one transaction: all or none. Their workloads and
   /// platforms must have been added.

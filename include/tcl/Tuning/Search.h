@@ -105,8 +105,7 @@ private:
 
 struct TuningOptions {
   /// The platform measured; by default the host's.
-  std::string target = getHostPlatform().name.str();
-  unsigned numThreads = 1;
+  Platform platform = Platform::host();
   /// Trials (measured candidates, the default schedules included) to spend.
   unsigned trials = 64;
   /// Count the trials already in the database for these tasks (a rerun of
@@ -171,14 +170,13 @@ private:
   MeasureFn measure;
 };
 
-/// Adds platform `target` with `threads` threads to the database and
-/// returns its hardware features: those stored, or (with `probe`, when the
-/// stored ones are not probed) freshly probed ones, which are then stored.
-/// `probe` means the caller measures on this machine: it fails, before
-/// anything is stored, if this host cannot execute the platform's code.
-llvm::Expected<HardwareFeatures> registerPlatform(TuningDatabase &database,
-                                                  llvm::StringRef target,
-                                                  unsigned threads, bool probe);
+/// Adds `platform` to the database and returns it with its hardware
+/// features: those stored, or (with `probe`, when the stored ones are not
+/// probed) freshly probed ones, which are then stored. `probe` means the
+/// caller measures on this machine: it fails, before anything is stored, if
+/// this host cannot execute the platform's code.
+llvm::Expected<Platform> registerPlatform(TuningDatabase &database,
+                                          const Platform &platform, bool probe);
 
 /// Parses a schedule stored as text (a database record) in `context`.
 /// `holder` keeps the parsed module alive; null if it does not parse.
@@ -189,8 +187,7 @@ ScheduleOp parseStoredSchedule(llvm::StringRef text, MLIRContext *context,
 /// for each task on the platform; returns how many tasks got one.
 llvm::Expected<unsigned> applyTunedSchedules(ModuleOp module,
                                              TuningDatabase &database,
-                                             llvm::StringRef target,
-                                             unsigned numThreads);
+                                             const Platform &platform);
 
 /// Per task: weight, trials, default and tuned latency, speed-up.
 void printTuningTable(const TuningReport &report, llvm::raw_ostream &os);

@@ -64,10 +64,9 @@ struct Genome {
 class SearchSpace {
 public:
   /// The space of the task anchored at `anchor` (a payload op with static
-  /// shapes), or null if tcl has no sketch for it.
+  /// shapes) on `platform`, or null if tcl has no sketch for it.
   static std::unique_ptr<SearchSpace> create(linalg::LinalgOp anchor,
                                              const Platform &platform,
-                                             unsigned numThreads,
                                              bool hasEpilogue);
 
   /// A random genome (random annotation of the sketch).

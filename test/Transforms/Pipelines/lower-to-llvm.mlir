@@ -2,10 +2,13 @@
 // register tiles become FMAs on whole vectors, parallel tile levels OpenMP
 // regions, and every function gets the platform's target attributes and a
 // C interface wrapper whose last argument is the result buffer.
-// RUN: tcl-opt %s --tcl-lower-to-llvm | FileCheck %s
-// RUN: tcl-opt %s "--tcl-lower-to-llvm=num-threads=2" | FileCheck %s --check-prefix=THREADS
+// RUN: tcl-opt %s "--tcl-lower-to-llvm=target=x86-avx512" | FileCheck %s
+// RUN: tcl-opt %s "--tcl-lower-to-llvm=target=x86-avx512 num-threads=2" | FileCheck %s --check-prefix=THREADS
 // RUN: tcl-opt %s "--tcl-lower-to-llvm=target=x86-avx2" | FileCheck %s --check-prefix=AVX2
+// By default the target is the host's: a host limited to AVX2 gets AVX2 code.
+// RUN: env TCL_HOST_ISA=x86-avx2 tcl-opt %s --tcl-lower-to-llvm | FileCheck %s --check-prefix=AVX2
 // RUN: not tcl-opt %s "--tcl-lower-to-llvm=target=nvptx-sm90" 2>&1 | FileCheck %s --check-prefix=GPU
+// RUN: not tcl-opt %s "--tcl-lower-to-llvm=target=x86-avx1024" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // CHECK-LABEL: llvm.func @mm(
 //       CHECK:   llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
@@ -34,3 +37,5 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
   tcl.sched.vectorize
   tcl.sched.hoist_accumulators
 }
+
+// UNKNOWN: tcl-lower-to-llvm: unknown target 'x86-avx1024' (known: x86-avx512, x86-avx2, x86-sse42, nvptx-sm90)

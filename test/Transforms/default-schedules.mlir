@@ -1,8 +1,10 @@
 // tcl-default-schedules gives every schedulable op without a schedule the
 // default schedule of its op class; scheduled tasks are left alone.
-// RUN: tcl-opt %s --tcl-default-schedules | FileCheck %s
-// RUN: tcl-opt %s "--tcl-default-schedules=num-threads=2" | FileCheck %s --check-prefix=THREADS
+// RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512" | FileCheck %s
+// RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512 num-threads=2" | FileCheck %s --check-prefix=THREADS
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-sse42" | FileCheck %s --check-prefix=SSE
+// By default the target is the host's: a host limited to SSE4.2 gets SSE code.
+// RUN: env TCL_HOST_ISA=x86-sse42 tcl-opt %s --tcl-default-schedules | FileCheck %s --check-prefix=SSE
 // RUN: not tcl-opt %s "--tcl-default-schedules=target=x86-avx1024" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // CHECK: linalg.matmul {tcl.task = "default_0"}
@@ -41,7 +43,7 @@
 //  SSE-NEXT:   tcl.sched.tile [64, 64, 128]
 //  SSE-NEXT:   tcl.sched.tile [8, 8, 1]
 
-// UNKNOWN: tcl-default-schedules: unknown platform 'x86-avx1024'
+// UNKNOWN: tcl-default-schedules: unknown target 'x86-avx1024' (known: x86-avx512, x86-avx2, x86-sse42, nvptx-sm90)
 
 func.func @f(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>, %c: tensor<512x512xf32>,
              %in: tensor<1x58x58x64xf32>, %w: tensor<3x3x64x64xf32>, %out: tensor<1x56x56x64xf32>,
