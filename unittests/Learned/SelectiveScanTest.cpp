@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SelectiveScan.h"
+#include "CausalConv.h"
 #include "Dense.h"
 
 #include "gtest/gtest.h"

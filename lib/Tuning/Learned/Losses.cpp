@@ -16,7 +16,7 @@
 
 #include "Losses.h"
 
-#include "tcl/Tuning/Learned/RankingModel.h"
+#include "tcl/Tuning/Learned/LambdaRank.h"
 
 #include <algorithm>
 #include <cassert>

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // The LambdaRank loss as a differentiable torch expression (training uses
-// it); RankingModel.h declares the same loss and its gradient on plain
-// types, which the tests check this one against.
+// it); tcl/Tuning/Learned/LambdaRank.h declares the same loss and its
+// gradient on plain types, which the tests check this one against.
 //
 //===----------------------------------------------------------------------===//
 

@@ -6,6 +6,7 @@
 
 #include "Networks.h"
 
+#include "CausalConv.h"
 #include "Dense.h"
 #include "SelectiveScan.h"
 

@@ -13,7 +13,9 @@
 #ifndef TCL_LIB_TUNING_LEARNED_NETWORKS_H
 #define TCL_LIB_TUNING_LEARNED_NETWORKS_H
 
-#include "tcl/Tuning/Learned/RankingModel.h"
+#include "tcl/Tuning/Learned/ModelConfig.h"
+
+#include "llvm/Support/Error.h"
 
 #include <torch/torch.h>
 

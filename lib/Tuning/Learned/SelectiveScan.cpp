@@ -11,17 +11,18 @@
 // for all L steps ([L][N][W] each, 32 KiB for L = 32, N = 16) and then walks
 // time backwards. Nothing of size [B, L, D, N] is ever allocated.
 //
-// Sums over channels (dB, dC) and over the batch (dA, the convolution's
-// weight gradient) are kept per vector lane and per chunk of the batch and
-// reduced in a fixed order at the end: the vectorizer needs lane-wise sums
-// (it may not reorder a float reduction), and a fixed order keeps training
-// deterministic for a given thread count.
+// Sums over channels (dB, dC) and over the batch (dA) are kept per vector
+// lane and per chunk of the batch and reduced in a fixed order at the end:
+// the vectorizer needs lane-wise sums (it may not reorder a float
+// reduction), and a fixed order keeps training deterministic for a given
+// thread count. KernelDispatch.h runs the kernels on the batch's chunks, in
+// their AVX-512 or AVX2 clone where the CPU has one.
 //
 //===----------------------------------------------------------------------===//
 
 #include "SelectiveScan.h"
 
-#include <ATen/Parallel.h>
+#include "KernelDispatch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,18 +31,6 @@
 #include <vector>
 
 using namespace mlir::tcl::learned;
-
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#define TCL_HAVE_AVX512_CLONE 1
-#define TCL_TARGET_AVX512                                                      \
-  __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")))
-#define TCL_TARGET_AVX2 __attribute__((target("avx2,fma")))
-#else
-#define TCL_HAVE_AVX512_CLONE 0
-#define TCL_TARGET_AVX512
-#define TCL_TARGET_AVX2
-#endif
-#define TCL_ALWAYS_INLINE inline __attribute__((always_inline))
 
 namespace {
 
@@ -82,74 +71,6 @@ TCL_ALWAYS_INLINE double expOf(double x) { return std::exp(x); }
 
 /// Channels per block: one 64-byte vector.
 template <typename T> constexpr int kLanes = 64 / sizeof(T);
-
-/// Calls body(chunk, begin, end) for a split of [0, n) into
-/// min(n, threads) chunks, in parallel. The split depends only on n and the
-/// thread count, so per-chunk partial sums reduce the same way every run.
-template <typename Body> int64_t forEachChunk(int64_t n, const Body &body) {
-  int64_t chunks = std::max<int64_t>(
-      1, std::min<int64_t>(n, static_cast<int64_t>(at::get_num_threads())));
-  if (chunks == 1) {
-    body(0, 0, n);
-    return 1;
-  }
-  at::parallel_for(0, chunks, 1, [&](int64_t first, int64_t last) {
-    for (int64_t c = first; c < last; ++c)
-      body(c, c * n / chunks, (c + 1) * n / chunks);
-  });
-  return chunks;
-}
-
-/// Runs a kernel compiled for AVX-512, else for AVX2 with FMA, when the CPU
-/// has it (the project is built for baseline x86-64, and the scan is where
-/// vector width pays).
-#if TCL_HAVE_AVX512_CLONE
-template <typename Args,
-          void (*Kernel)(const Args &, int64_t, int64_t, int64_t)>
-TCL_TARGET_AVX512 void runAvx512(const Args &args, int64_t chunk, int64_t begin,
-                                 int64_t end) {
-  Kernel(args, chunk, begin, end);
-}
-
-template <typename Args,
-          void (*Kernel)(const Args &, int64_t, int64_t, int64_t)>
-TCL_TARGET_AVX2 void runAvx2(const Args &args, int64_t chunk, int64_t begin,
-                             int64_t end) {
-  Kernel(args, chunk, begin, end);
-}
-
-bool hasAvx2() {
-  static const bool has =
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return has;
-}
-
-bool hasAvx512() {
-  static const bool has =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
-  return has;
-}
-#endif
-
-template <typename Args,
-          void (*Kernel)(const Args &, int64_t, int64_t, int64_t)>
-void runBest(const Args &args, int64_t chunk, int64_t begin, int64_t end) {
-#if TCL_HAVE_AVX512_CLONE
-  if (hasAvx512())
-    return runAvx512<Args, Kernel>(args, chunk, begin, end);
-  if (hasAvx2())
-    return runAvx2<Args, Kernel>(args, chunk, begin, end);
-#endif
-  Kernel(args, chunk, begin, end);
-}
-
-template <typename T> const T *dataOf(const torch::Tensor &t) {
-  return t.data_ptr<T>();
-}
-template <typename T> T *mutableDataOf(torch::Tensor &t) {
-  return t.data_ptr<T>();
-}
 
 //===----------------------------------------------------------------------===//
 // Selective scan kernels
@@ -452,165 +373,6 @@ public:
   }
 };
 
-//===----------------------------------------------------------------------===//
-// Causal depthwise convolution kernels
-//===----------------------------------------------------------------------===//
-
-template <typename T> struct ConvArgs {
-  // x, y, gy, dx [B, L, D]; weight transposed to [K, D]; bias [D].
-  const T *x, *wt, *bias, *gy;
-  T *y, *dx;
-  // Per chunk: dwt [K, D] and dbias [D] partials.
-  T *dwtPartials, *dbiasPartials;
-  int64_t L, D, K;
-};
-
-template <typename T>
-TCL_ALWAYS_INLINE void convForwardRange(const ConvArgs<T> &a, int64_t,
-                                        int64_t begin, int64_t end) {
-  const int64_t L = a.L, D = a.D, K = a.K;
-  for (int64_t b = begin; b < end; ++b) {
-    const T *__restrict__ x = a.x + b * L * D;
-    T *__restrict__ y = a.y + b * L * D;
-    for (int64_t t = 0; t < L; ++t) {
-      T *__restrict__ yt = y + t * D;
-      const T *__restrict__ bias = a.bias;
-      for (int64_t d = 0; d < D; ++d)
-        yt[d] = bias[d];
-      for (int64_t k = std::max<int64_t>(0, K - 1 - t); k < K; ++k) {
-        const T *__restrict__ xs = x + (t - K + 1 + k) * D;
-        const T *__restrict__ wk = a.wt + k * D;
-        for (int64_t d = 0; d < D; ++d)
-          yt[d] += wk[d] * xs[d];
-      }
-    }
-  }
-}
-
-template <typename T>
-TCL_ALWAYS_INLINE void convBackwardRange(const ConvArgs<T> &a, int64_t chunk,
-                                         int64_t begin, int64_t end) {
-  const int64_t L = a.L, D = a.D, K = a.K;
-  T *__restrict__ dwt = a.dwtPartials + chunk * K * D;
-  T *__restrict__ dbias = a.dbiasPartials + chunk * D;
-  for (int64_t b = begin; b < end; ++b) {
-    const T *__restrict__ x = a.x + b * L * D;
-    const T *__restrict__ gy = a.gy + b * L * D;
-    T *__restrict__ dx = a.dx + b * L * D;
-    for (int64_t s = 0; s < L; ++s) {
-      T *__restrict__ dxs = dx + s * D;
-      for (int64_t d = 0; d < D; ++d)
-        dxs[d] = 0;
-      // x[s] feeds y[s + K - 1 - k] through weight k.
-      for (int64_t k = 0; k < K; ++k) {
-        int64_t t = s + K - 1 - k;
-        if (t >= L)
-          continue;
-        const T *__restrict__ gyt = gy + t * D;
-        const T *__restrict__ wk = a.wt + k * D;
-        const T *__restrict__ xs = x + s * D;
-        T *__restrict__ dwk = dwt + k * D;
-        for (int64_t d = 0; d < D; ++d) {
-          dxs[d] += gyt[d] * wk[d];
-          dwk[d] += gyt[d] * xs[d];
-        }
-      }
-      const T *__restrict__ gys = gy + s * D;
-      for (int64_t d = 0; d < D; ++d)
-        dbias[d] += gys[d];
-    }
-  }
-}
-
-void checkConvInputs(const torch::Tensor &x, const torch::Tensor &wt,
-                     const torch::Tensor &bias) {
-  TORCH_CHECK(x.dim() == 3 && wt.dim() == 2 && wt.size(1) == x.size(2) &&
-                  bias.dim() == 1 && bias.size(0) == x.size(2),
-              "causal conv: x [B, L, D], weight [D, K], bias [D] expected");
-  for (const torch::Tensor *t : {&x, &wt, &bias})
-    TORCH_CHECK(t->scalar_type() == x.scalar_type() && t->is_contiguous() &&
-                    t->device().is_cpu(),
-                "causal conv: inputs must be contiguous CPU tensors of one "
-                "type");
-}
-
-class CausalConvFunction
-    : public torch::autograd::Function<CausalConvFunction> {
-public:
-  /// wt is the weight transposed to [K, D].
-  static torch::Tensor forward(torch::autograd::AutogradContext *ctx,
-                               torch::Tensor x, torch::Tensor wt,
-                               torch::Tensor bias) {
-    checkConvInputs(x, wt, bias);
-    if (ctx)
-      ctx->save_for_backward({x, wt, bias});
-    torch::Tensor y = torch::empty_like(x);
-    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "causal_conv_forward", [&] {
-      ConvArgs<scalar_t> args{};
-      args.x = dataOf<scalar_t>(x);
-      args.wt = dataOf<scalar_t>(wt);
-      args.bias = dataOf<scalar_t>(bias);
-      args.y = mutableDataOf<scalar_t>(y);
-      args.L = x.size(1);
-      args.D = x.size(2);
-      args.K = wt.size(0);
-      forEachChunk(x.size(0), [&](int64_t c, int64_t begin, int64_t end) {
-        if constexpr (std::is_same_v<scalar_t, float>)
-          runBest<ConvArgs<scalar_t>, convForwardRange<scalar_t>>(args, c,
-                                                                  begin, end);
-        else
-          convForwardRange<scalar_t>(args, c, begin, end);
-      });
-    });
-    return y;
-  }
-
-  static torch::autograd::variable_list
-  backward(torch::autograd::AutogradContext *ctx,
-           torch::autograd::variable_list gradOutputs) {
-    torch::autograd::variable_list saved = ctx->get_saved_variables();
-    const torch::Tensor &x = saved[0], &wt = saved[1], &bias = saved[2];
-    torch::Tensor gy = gradOutputs[0].contiguous();
-    torch::Tensor dx = torch::empty_like(x);
-    torch::Tensor dwt = torch::zeros_like(wt), dbias = torch::zeros_like(bias);
-    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "causal_conv_backward", [&] {
-      const int64_t batch = x.size(0), K = wt.size(0), D = x.size(2);
-      int64_t chunks = std::max<int64_t>(
-          1, std::min<int64_t>(batch,
-                               static_cast<int64_t>(at::get_num_threads())));
-      std::vector<scalar_t> dwtPartials(chunks * K * D),
-          dbiasPartials(chunks * D);
-      ConvArgs<scalar_t> args{};
-      args.x = dataOf<scalar_t>(x);
-      args.wt = dataOf<scalar_t>(wt);
-      args.gy = dataOf<scalar_t>(gy);
-      args.dx = mutableDataOf<scalar_t>(dx);
-      args.dwtPartials = dwtPartials.data();
-      args.dbiasPartials = dbiasPartials.data();
-      args.L = x.size(1);
-      args.D = D;
-      args.K = K;
-      int64_t used =
-          forEachChunk(batch, [&](int64_t c, int64_t begin, int64_t end) {
-            if constexpr (std::is_same_v<scalar_t, float>)
-              runBest<ConvArgs<scalar_t>, convBackwardRange<scalar_t>>(
-                  args, c, begin, end);
-            else
-              convBackwardRange<scalar_t>(args, c, begin, end);
-          });
-      scalar_t *dw = mutableDataOf<scalar_t>(dwt);
-      scalar_t *db = mutableDataOf<scalar_t>(dbias);
-      for (int64_t c = 0; c < used; ++c) {
-        for (int64_t i = 0; i < K * D; ++i)
-          dw[i] += dwtPartials[c * K * D + i];
-        for (int64_t i = 0; i < D; ++i)
-          db[i] += dbiasPartials[c * D + i];
-      }
-    });
-    return {dx, dwt, dbias};
-  }
-};
-
 } // namespace
 
 torch::Tensor mlir::tcl::learned::selectiveScan(const torch::Tensor &u,
@@ -644,25 +406,4 @@ torch::Tensor mlir::tcl::learned::selectiveScanReference(
     ys.push_back((h * ct).sum(-1));
   }
   return torch::stack(ys, 1);
-}
-
-torch::Tensor mlir::tcl::learned::causalConv(const torch::Tensor &x,
-                                             const torch::Tensor &weight,
-                                             const torch::Tensor &bias) {
-  torch::Tensor wt = weight.t().contiguous();
-  if (!torch::GradMode::is_enabled())
-    return CausalConvFunction::forward(nullptr, x.contiguous(), wt,
-                                       bias.contiguous());
-  return CausalConvFunction::apply(x.contiguous(), wt, bias.contiguous());
-}
-
-torch::Tensor
-mlir::tcl::learned::causalConvReference(const torch::Tensor &x,
-                                        const torch::Tensor &weight,
-                                        const torch::Tensor &bias) {
-  const int64_t L = x.size(1), D = x.size(2), K = weight.size(1);
-  torch::Tensor y = torch::conv1d(x.transpose(1, 2), weight.unsqueeze(1), bias,
-                                  /*stride=*/1, /*padding=*/K - 1,
-                                  /*dilation=*/1, /*groups=*/D);
-  return y.narrow(2, 0, L).transpose(1, 2);
 }

@@ -1,0 +1,124 @@
+//===- ModelConfig.h - Plain types of the learned cost models ---*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What a learned cost model (RankingModel.h) is made of, what it reads and
+// how it is trained, in plain types only: the model and loss kinds, the
+// architecture (ModelConfig), a set of programs with their labels and tasks
+// (ProgramSet) and the training options. The library's torch side
+// (networks, losses, training, checkpoints) builds on these without seeing
+// RankingModel itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_TUNING_LEARNED_MODELCONFIG_H
+#define TCL_TUNING_LEARNED_MODELCONFIG_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace mlir::tcl::learned {
+
+/// N programs, each a [rows, width] row-major float matrix, with a label and
+/// a group (the task it belongs to) each.
+struct ProgramSet {
+  unsigned rows = 0, width = 0;
+  /// size() * rows * width floats, program after program.
+  std::vector<float> inputs;
+  /// Throughput relative to the best of its task, in [0, 1]: 1 is the
+  /// fastest program of its task, 0 one that failed.
+  std::vector<float> labels;
+  /// The task id of each program. Only programs of the same task are
+  /// compared by the ranking loss.
+  std::vector<unsigned> groups;
+
+  ProgramSet() = default;
+  ProgramSet(unsigned rows, unsigned width) : rows(rows), width(width) {}
+
+  size_t size() const { return labels.size(); }
+  /// Appends one program: `input` points to rows * width floats.
+  void append(const float *input, float label, unsigned group);
+  /// Checks that the vectors agree with each other and with rows/width.
+  llvm::Error verify() const;
+};
+
+enum class ModelKind { Mamba, Transformer, MLP };
+/// Losses: LambdaRank (the method's) or MSE on the labels (for comparison).
+enum class LossKind { LambdaRank, MSE };
+
+/// "mamba", "tlp", "mlp".
+llvm::StringRef getModelKindName(ModelKind kind);
+std::optional<ModelKind> parseModelKind(llvm::StringRef name);
+/// "lambdarank", "mse".
+llvm::StringRef getLossKindName(LossKind kind);
+std::optional<LossKind> parseLossKind(llvm::StringRef name);
+
+/// The architecture. The defaults are METHOD.md §2's model and the sizes of
+/// the TLP and Tenset-MLP baselines; the fields a kind does not use are
+/// ignored (and still saved, so a loaded model reports what it was made of).
+struct ModelConfig {
+  ModelKind kind = ModelKind::Mamba;
+  /// The input: [rows, width] per program. The MLP reads the flattened
+  /// rows * width values (rows = 1 is Tenset's per-program feature vector).
+  unsigned rows = 1, width = 1;
+  /// Seeds the weight initialization.
+  uint64_t seed = 1;
+
+  /// Width of the sequence models' hidden tokens (Mamba and Transformer).
+  unsigned dModel = 128;
+  /// Mamba block: state size, causal depthwise convolution width, inner
+  /// width expand * dModel, rank of the input-dependent step size Δ.
+  unsigned dState = 16, dConv = 4, expand = 2, dtRank = 8;
+  /// Transformer: encoder layers, attention heads, feed-forward width.
+  unsigned layers = 2, heads = 8, ffn = 256;
+  /// MLP: hidden width and residual blocks.
+  unsigned mlpHidden = 256, mlpBlocks = 2;
+
+  ModelConfig() = default;
+  ModelConfig(ModelKind kind, unsigned rows, unsigned width, uint64_t seed = 1)
+      : kind(kind), rows(rows), width(width), seed(seed) {}
+};
+
+struct TrainOptions {
+  LossKind loss = LossKind::LambdaRank;
+  unsigned epochs = 10;
+  /// Adam's step size and (L2) weight decay.
+  double learningRate = 1e-3;
+  double weightDecay = 1e-5;
+  /// With cosine decay the step size falls from learningRate to
+  /// minLearningRateFraction of it along a half cosine over the run's
+  /// batches; without, it stays constant.
+  bool cosineDecay = false;
+  double minLearningRateFraction = 0.05;
+  /// A batch holds up to programsPerGroup programs of each of
+  /// groupsPerBatch tasks. Each epoch shuffles every task's programs, cuts
+  /// them into pieces of at most programsPerGroup, shuffles the pieces and
+  /// takes groupsPerBatch at a time, so an epoch sees every program once.
+  unsigned groupsPerBatch = 8, programsPerGroup = 64;
+  /// LambdaRank's sensitivity σ.
+  double sigma = 1.0;
+  /// Intra-op threads for training; 0 = the hardware's concurrency.
+  unsigned threads = 0;
+  /// Seeds the batch order. Training is deterministic given the seed, the
+  /// data and the thread count.
+  uint64_t seed = 1;
+  /// Called after every epoch with its mean batch loss and the seconds the
+  /// epoch took.
+  std::function<void(unsigned epoch, double meanLoss, double seconds)> onEpoch;
+};
+
+/// The step size of batch `step` (0-based) of a run of `totalSteps`.
+double learningRateAt(const TrainOptions &options, size_t step,
+                      size_t totalSteps);
+
+} // namespace mlir::tcl::learned
+
+#endif // TCL_TUNING_LEARNED_MODELCONFIG_H

@@ -1,0 +1,81 @@
+//===- ModelImpl.h - The torch side of RankingModel -------------*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What a RankingModel holds behind its public header: the config, the torch
+// network and the input normalization, with scoring (ModelImpl.cpp),
+// training (Training.cpp) and the checkpoint file (Checkpoint.cpp) as its
+// members. It knows only the plain types of ModelConfig.h, not RankingModel,
+// which owns one and turns every exception it throws into an llvm::Error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_LIB_TUNING_LEARNED_MODELIMPL_H
+#define TCL_LIB_TUNING_LEARNED_MODELIMPL_H
+
+#include "Networks.h"
+
+#include "tcl/Tuning/Learned/ModelConfig.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace mlir::tcl::learned {
+
+/// An llvm::Error with `message` (no error code).
+llvm::Error makeError(const llvm::Twine &message);
+
+/// Sets torch's intra-op threads (process-wide) if they differ; 0 = the
+/// hardware's concurrency.
+void useThreads(unsigned threads);
+
+struct ModelImpl {
+  ModelConfig config;
+  std::shared_ptr<ScoreNet> net;
+  /// Per-column normalization: (x - mean) * invStd on real rows.
+  std::vector<float> mean, stddev;
+  torch::Tensor meanTensor, invStdTensor;
+  bool normalized = false;
+  unsigned chunkSize = 64;
+  unsigned threads = 0;
+
+  void setNormalization(std::vector<float> newMean, std::vector<float> newStd);
+
+  /// Column statistics over the non-padding rows of `data`. Columns without
+  /// spread are only centered (dividing by ~0 would blow up any later
+  /// value that differs).
+  void computeNormalization(const ProgramSet &data);
+
+  /// Normalized inputs [count, rows, width] and their mask [count, rows] of
+  /// `count` programs at `data` (which must outlive the returned tensors).
+  std::pair<torch::Tensor, torch::Tensor> prepare(const float *data,
+                                                  int64_t count);
+
+  llvm::Error checkShape(unsigned rows, unsigned width,
+                         llvm::StringRef what) const;
+
+  llvm::Expected<std::vector<float>> predict(llvm::ArrayRef<float> inputs);
+  /// In Training.cpp.
+  llvm::Error train(const ProgramSet &data, const TrainOptions &options);
+  /// In Checkpoint.cpp.
+  llvm::Error save(llvm::StringRef path) const;
+  static llvm::Expected<std::unique_ptr<ModelImpl>>
+  make(const ModelConfig &config);
+  /// In Checkpoint.cpp.
+  static llvm::Expected<std::unique_ptr<ModelImpl>> load(llvm::StringRef path);
+};
+
+} // namespace mlir::tcl::learned
+
+#endif // TCL_LIB_TUNING_LEARNED_MODELIMPL_H

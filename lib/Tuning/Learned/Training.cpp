@@ -1,0 +1,147 @@
+//===- Training.cpp - Training the learned cost models --------------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Training (and fine-tuning) a model with Adam on batches of pieces of
+// tasks, under LambdaRank or MSE, and the learning rate schedule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Losses.h"
+#include "ModelImpl.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <random>
+
+using namespace mlir::tcl::learned;
+
+double mlir::tcl::learned::learningRateAt(const TrainOptions &options,
+                                          size_t step, size_t totalSteps) {
+  if (!options.cosineDecay || totalSteps < 2)
+    return options.learningRate;
+  double progress = std::min(1.0, double(step) / double(totalSteps - 1));
+  double low = options.minLearningRateFraction;
+  return options.learningRate *
+         (low + (1 - low) * 0.5 * (1 + std::cos(M_PI * progress)));
+}
+
+llvm::Error ModelImpl::train(const ProgramSet &data,
+                             const TrainOptions &options) {
+  const size_t perProgram = size_t(config.rows) * config.width;
+  useThreads(options.threads);
+  if (!normalized)
+    computeNormalization(data);
+
+  // The programs of each task, tasks in order of id so that the batches
+  // depend only on the data and the seed.
+  std::map<unsigned, std::vector<uint32_t>> byGroup;
+  for (size_t i = 0; i < data.size(); ++i)
+    byGroup[data.groups[i]].push_back(uint32_t(i));
+  if (options.loss == LossKind::LambdaRank) {
+    // A task with one program has no pair to learn from.
+    for (auto it = byGroup.begin(); it != byGroup.end();)
+      it = it->second.size() < 2 ? byGroup.erase(it) : std::next(it);
+  }
+
+  const unsigned perGroup = std::max(1u, options.programsPerGroup);
+  const unsigned groupsPerBatch = std::max(1u, options.groupsPerBatch);
+  std::mt19937_64 rng(options.seed);
+  torch::optim::Adam optimizer(net->parameters(),
+                               torch::optim::AdamOptions(options.learningRate)
+                                   .weight_decay(options.weightDecay));
+  net->train();
+
+  // Every epoch has the same number of batches: one a groupsPerBatch
+  // pieces.
+  size_t piecesPerEpoch = 0;
+  for (auto &[group, members] : byGroup)
+    piecesPerEpoch += (members.size() + perGroup - 1) / perGroup;
+  const size_t totalBatches =
+      options.epochs * ((piecesPerEpoch + groupsPerBatch - 1) / groupsPerBatch);
+  size_t step = 0;
+  auto setLearningRate = [&] {
+    double rate = learningRateAt(options, step, totalBatches);
+    for (torch::optim::OptimizerParamGroup &group : optimizer.param_groups())
+      static_cast<torch::optim::AdamOptions &>(group.options()).lr(rate);
+  };
+
+  std::vector<float> batchInputs;
+  std::vector<float> batchLabels;
+  for (unsigned epoch = 0; epoch < options.epochs; ++epoch) {
+    auto start = std::chrono::steady_clock::now();
+    // Pieces of at most perGroup programs of one task, sizes balanced.
+    std::vector<std::vector<uint32_t>> pieces;
+    for (auto &[group, members] : byGroup) {
+      std::vector<uint32_t> shuffled = members;
+      std::shuffle(shuffled.begin(), shuffled.end(), rng);
+      size_t numPieces = (shuffled.size() + perGroup - 1) / perGroup;
+      for (size_t p = 0; p < numPieces; ++p)
+        pieces.emplace_back(shuffled.begin() + p * shuffled.size() / numPieces,
+                            shuffled.begin() +
+                                (p + 1) * shuffled.size() / numPieces);
+    }
+    std::shuffle(pieces.begin(), pieces.end(), rng);
+
+    double lossSum = 0;
+    size_t numBatches = 0;
+    for (size_t first = 0; first < pieces.size(); first += groupsPerBatch) {
+      size_t last = std::min(pieces.size(), first + groupsPerBatch);
+      batchInputs.clear();
+      batchLabels.clear();
+      std::vector<int64_t> pieceSizes;
+      for (size_t p = first; p < last; ++p) {
+        for (uint32_t i : pieces[p]) {
+          const float *input = data.inputs.data() + i * perProgram;
+          batchInputs.insert(batchInputs.end(), input, input + perProgram);
+          batchLabels.push_back(data.labels[i]);
+        }
+        pieceSizes.push_back(int64_t(pieces[p].size()));
+      }
+      const int64_t n = int64_t(batchLabels.size());
+      auto [x, mask] = prepare(batchInputs.data(), n);
+      torch::Tensor labels = torch::from_blob(batchLabels.data(), {n});
+      torch::Tensor scores = net->score(x, mask);
+
+      torch::Tensor loss;
+      if (options.loss == LossKind::MSE) {
+        loss = torch::mse_loss(scores, labels);
+      } else {
+        // Mean over the pieces of the batch; each piece ranks on its own.
+        std::vector<torch::Tensor> losses;
+        int64_t offset = 0;
+        for (int64_t size : pieceSizes) {
+          losses.push_back(lambdaRankLossTensor(scores.narrow(0, offset, size),
+                                                labels.narrow(0, offset, size),
+                                                options.sigma));
+          offset += size;
+        }
+        loss = torch::stack(losses).mean();
+      }
+      optimizer.zero_grad();
+      loss.backward();
+      setLearningRate();
+      optimizer.step();
+      ++step;
+      double value = loss.item<double>();
+      if (!std::isfinite(value))
+        return makeError("training diverged: the " +
+                         getLossKindName(options.loss) + " loss in epoch " +
+                         llvm::Twine(epoch) + " is " + std::to_string(value) +
+                         "; try a smaller learning rate");
+      lossSum += value;
+      ++numBatches;
+    }
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (options.onEpoch)
+      options.onEpoch(epoch, numBatches ? lossSum / numBatches : 0.0, seconds);
+  }
+  net->eval();
+  return llvm::Error::success();
+}
