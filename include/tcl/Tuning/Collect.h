@@ -22,7 +22,7 @@
 #ifndef TCL_TUNING_COLLECT_H
 #define TCL_TUNING_COLLECT_H
 
-#include "tcl/Tuning/Search.h"
+#include "tcl/Tuning/Tuner.h"
 
 #include <string>
 
