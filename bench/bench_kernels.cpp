@@ -19,7 +19,8 @@
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Runtime/Machine.h"
 #include "tcl/Runtime/Measure.h"
-#include "tcl/Tuning/Search.h"
+#include "tcl/Tuning/TunedSchedules.h"
+#include "tcl/Tuning/Tuner.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"

@@ -7,7 +7,7 @@
 #include "tcl/Tuning/Evaluation.h"
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Metrics.h"
-#include "tcl/Tuning/Search.h"
+#include "tcl/Tuning/TunedSchedules.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Parser/Parser.h"

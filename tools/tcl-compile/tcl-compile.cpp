@@ -24,7 +24,10 @@
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/Pipelines.h"
 #include "tcl/Transforms/TaskExtraction.h"
-#include "tcl/Tuning/Search.h"
+#include "tcl/Tuning/CostModel.h"
+#include "tcl/Tuning/Report.h"
+#include "tcl/Tuning/TunedSchedules.h"
+#include "tcl/Tuning/Tuner.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"

@@ -30,6 +30,7 @@
 #include "tcl/Tuning/Database.h"
 #include "tcl/Tuning/Dataset.h"
 #include "tcl/Tuning/Evaluation.h"
+#include "tcl/Tuning/Tuner.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"

@@ -4,12 +4,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/Search.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Evaluation.h"
 #include "tcl/Tuning/Metrics.h"
+#include "tcl/Tuning/Report.h"
+#include "tcl/Tuning/Sampler.h"
 #include "tcl/Tuning/SearchSpace.h"
+#include "tcl/Tuning/TaskScheduler.h"
+#include "tcl/Tuning/TunedSchedules.h"
+#include "tcl/Tuning/Tuner.h"
 
 #include "../Support/TclTest.h"
 

@@ -23,7 +23,7 @@
 #define TCL_TUNING_COLLECT_H
 
 #include "tcl/Runtime/Machine.h"
-#include "tcl/Tuning/Search.h"
+#include "tcl/Tuning/Tuner.h"
 
 #include <string>
 

@@ -1,0 +1,438 @@
+//===- Tuner.cpp - Schedule search over a model's tasks -------------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/Tuner.h"
+#include "Evolution.h"
+#include "TuningState.h"
+#include "tcl/Transforms/DefaultSchedule.h"
+#include "tcl/Transforms/TaskExtraction.h"
+#include "tcl/Tuning/CostModel.h"
+#include "tcl/Tuning/Sampler.h"
+#include "tcl/Tuning/TaskScheduler.h"
+#include "tcl/Tuning/TunedSchedules.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/Support/Process.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+static constexpr double kInfinity = std::numeric_limits<double>::infinity();
+/// The workload's entry function, which the worker measures.
+static constexpr llvm::StringLiteral kWorkloadEntry = "task";
+
+namespace {
+
+/// One tuning (or collection) run: the tasks' state, the cost model, the
+/// search and the budget.
+class TuningRun {
+public:
+  TuningRun(TuningDatabase &database, const TuningOptions &options,
+            const MeasureFn &measure, MLIRContext *ctx)
+      : database(database), options(options), measure(measure), ctx(ctx),
+        rng(options.seed),
+        platform(options.platform) {}
+
+  llvm::Expected<TuningReport> run(ModuleOp module, llvm::raw_ostream *out);
+
+private:
+  llvm::Error prepareTask(ModuleOp module, const TaskSummary &summary);
+  /// The task's workload with `schedule` added: what the worker measures.
+  std::string candidateModule(TaskState &task, llvm::StringRef schedule);
+  /// A candidate to measure, its task and who proposed it.
+  struct Trial {
+    size_t task;
+    Candidate candidate;
+    std::string proposer;
+  };
+  /// Measures `trials` (of any tasks) as one batch and records them in one
+  /// transaction.
+  llvm::Error measureAndRecord(std::vector<Trial> trials);
+  llvm::Error refitModel();
+  /// Adds a point to the curves after a batch of `taskIndex` and prints the
+  /// progress line.
+  void progress(llvm::raw_ostream *out, size_t taskIndex);
+  FailureOr<std::vector<float>> featuresOf(ScheduleOp schedule,
+                                           const TaskFeatures &task) {
+    return featurize(schedule, task, &platform.getFeatures(),
+                     model->getFeatureKind());
+  }
+  /// The search loop of tuning: the task scheduler spends the budget.
+  llvm::Error tuneTasks(llvm::raw_ostream *out);
+  /// The loop of dataset collection: every task to its quota.
+  llvm::Error collectTasks(llvm::raw_ostream *out);
+  /// Proposes, measures and records one batch of `count` for `index`;
+  /// false if the task has nothing new to measure.
+  llvm::Expected<bool> step(size_t index, size_t count);
+
+  TuningDatabase &database;
+  const TuningOptions &options;
+  const MeasureFn &measure;
+  MLIRContext *ctx;
+  std::mt19937_64 rng;
+  /// The platform measured, with its hardware features once registered.
+  Platform platform;
+  std::unique_ptr<CostModel> model;
+  std::optional<EvolutionarySearch> search;
+  std::vector<std::unique_ptr<TaskState>> tasks;
+  TuningReport report;
+  unsigned trialsDone = 0, trialsBudget = 0, round = 0;
+  /// Trials the database had when this run started (resumed ones).
+  unsigned trialsBefore = 0;
+  std::chrono::steady_clock::time_point start;
+  bool live = false;
+};
+
+} // namespace
+
+/// Records a measured sample of `task` (`genome` null for a default
+/// schedule or a record without a well-formed genome).
+static void addSample(TaskState &task, std::vector<float> features,
+                      double seconds, const Genome *genome) {
+  task.samples.push_back({std::move(features), seconds});
+  if (!std::isfinite(seconds))
+    return;
+  if (genome) {
+    task.good.push_back({seconds, *genome});
+    std::stable_sort(
+        task.good.begin(), task.good.end(),
+        [](const auto &a, const auto &b) { return a.first < b.first; });
+  }
+  if (task.report.bestSeconds == 0 || seconds < task.report.bestSeconds)
+    task.report.bestSeconds = seconds;
+}
+
+llvm::Error TuningRun::prepareTask(ModuleOp module,
+                                   const TaskSummary &summary) {
+  auto workload =
+      extractTaskWorkload(module, summary.name, kWorkloadEntry, kWorkloadTask);
+  if (failed(workload))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "task '" + summary.name + "' not found");
+  auto anchor = cast<linalg::LinalgOp>(findTaskAnchor(**workload));
+  bool hasEpilogue = false;
+  (*workload)->walk(
+      [&](Operation *op) { hasEpilogue |= op->hasAttr(kEpilogueAttrName); });
+  auto space =
+      SearchSpace::create(anchor, platform, hasEpilogue);
+  FailureOr<TaskFeatures> features = TaskFeatures::fromAnchor(anchor);
+  if (!space || failed(features)) {
+    report.skipped.push_back(summary.name + " (" + summary.anchorName +
+                             ": no search space for it)");
+    return llvm::Error::success();
+  }
+  auto task = std::make_unique<TaskState>();
+  task->report.name = summary.name;
+  task->report.key = summary.key;
+  task->report.weight = summary.weight;
+  task->report.flops = summary.flops;
+  task->workloadText = printOp(**workload);
+  task->workload = std::move(*workload);
+  task->space = std::move(space);
+  task->features = *features;
+  task->anchor = anchor;
+  task->hasEpilogue = hasEpilogue;
+  if (llvm::Error error = database.addWorkload(
+          {summary.key, summary.anchorName, summary.flops, task->workloadText}))
+    return error;
+  // What the database already knows: measured, never again; trains the
+  // model; seeds the population.
+  for (const TuningRecord &record :
+       database.getRecords(summary.key, platform.getName())) {
+    ++task->report.trials;
+    if (record.proposer == "default" && record.isOk())
+      task->report.defaultSeconds = record.medianSeconds;
+    task->measured.insert(record.schedule);
+    if (!record.genome.empty())
+      task->measured.insert(record.genome);
+    OwningOpRef<ModuleOp> holder;
+    ScheduleOp schedule = parseStoredSchedule(record.schedule, ctx, holder);
+    if (!schedule)
+      continue;
+    FailureOr<std::vector<float>> sample = featuresOf(schedule, task->features);
+    if (failed(sample))
+      continue;
+    std::optional<Genome> genome = Genome::parse(record.genome);
+    addSample(*task, *sample, record.isOk() ? record.medianSeconds : kInfinity,
+              genome && task->space->isWellFormed(*genome) ? &*genome
+                                                           : nullptr);
+    task->report.failures += !record.isOk();
+  }
+  tasks.push_back(std::move(task));
+  return llvm::Error::success();
+}
+
+std::string TuningRun::candidateModule(TaskState &task,
+                                       llvm::StringRef schedule) {
+  OwningOpRef<ModuleOp> module = task.workload->clone();
+  OwningOpRef<ModuleOp> holder;
+  if (ScheduleOp op = parseStoredSchedule(schedule, ctx, holder))
+    OpBuilder::atBlockEnd(module->getBody()).clone(*op);
+  return printOp(*module);
+}
+
+llvm::Error TuningRun::measureAndRecord(std::vector<Trial> trials) {
+  std::vector<MeasureInput> inputs;
+  for (const Trial &trial : trials) {
+    TaskState &task = *tasks[trial.task];
+    MeasureInput input;
+    input.workload = task.workloadText;
+    input.candidate = candidateModule(task, trial.candidate.schedule);
+    input.entry = kWorkloadEntry.str();
+    input.platform = platform;
+    inputs.push_back(std::move(input));
+  }
+  std::vector<MeasureResult> results = measure(inputs);
+
+  std::vector<TuningRecord> records;
+  for (auto [trial, result] : llvm::zip(trials, results)) {
+    const Candidate &candidate = trial.candidate;
+    TuningRecord record;
+    record.workloadKey = tasks[trial.task]->report.key;
+    record.platform = platform.getName();
+    record.schedule = candidate.schedule;
+    record.genome =
+        candidate.genome.tiles.empty() ? "" : candidate.genome.str();
+    record.status = result.status == MeasureStatus::Ok
+                        ? "ok"
+                        : llvm::StringRef(toString(result.status)).str();
+    record.message = result.message;
+    record.minSeconds = result.minSeconds;
+    record.medianSeconds = result.medianSeconds;
+    record.maxSeconds = result.maxSeconds;
+    record.repeats = result.repeats;
+    record.maxError = result.maxError;
+    record.proposer = trial.proposer;
+    record.round = round;
+    records.push_back(record);
+  }
+  // One transaction per batch: a kill loses at most this batch.
+  if (llvm::Error error = database.addRecords(records))
+    return error;
+  for (auto [trial, record] : llvm::zip(trials, records)) {
+    TaskState &task = *tasks[trial.task];
+    const Candidate &candidate = trial.candidate;
+    task.measured.insert(record.schedule);
+    if (!record.genome.empty())
+      task.measured.insert(record.genome);
+    ++task.report.trials;
+    ++trialsDone;
+    task.report.failures += !record.isOk();
+    if (record.proposer == "default" && record.isOk())
+      task.report.defaultSeconds = record.medianSeconds;
+    addSample(task, candidate.features,
+              record.isOk() ? record.medianSeconds : kInfinity,
+              candidate.genome.tiles.empty() ? nullptr : &candidate.genome);
+  }
+  ++round;
+  return llvm::Error::success();
+}
+
+llvm::Error TuningRun::refitModel() {
+  std::vector<CostSample> samples;
+  for (auto [group, task] : llvm::enumerate(tasks))
+    for (const auto &[features, seconds] : task->samples)
+      samples.push_back({features,
+                         relativeThroughput(seconds, task->report.bestSeconds),
+                         static_cast<unsigned>(group)});
+  return model->update(samples);
+}
+
+void TuningRun::progress(llvm::raw_ostream *out, size_t taskIndex) {
+  double modelSeconds = 0;
+  for (const auto &task : tasks)
+    modelSeconds += task->report.weight * task->report.bestSeconds;
+  report.modelCurve.push_back({trialsDone, modelSeconds});
+  TaskReport &task = tasks[taskIndex]->report;
+  task.curve.push_back({task.trials, task.bestSeconds});
+  if (!out)
+    return;
+  double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  printTuningProgress(
+      task, {trialsDone, trialsBudget, trialsBefore, elapsed, modelSeconds},
+      live, *out);
+}
+
+llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
+                                            llvm::raw_ostream *out) {
+  start = std::chrono::steady_clock::now();
+  ctx->loadDialect<TclDialect>();
+  live = out && llvm::sys::Process::StandardErrIsDisplayed() &&
+         out == &llvm::errs();
+  model = createCostModel(options.costModel, options.seed);
+  if (!model)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown cost model '" + options.costModel +
+                                       "'");
+  llvm::Expected<Platform> known =
+      registerPlatform(database, options.platform, options.probeHardware);
+  if (!known)
+    return known.takeError();
+  platform = *known;
+  if (!options.costModelFile.empty())
+    if (llvm::Error error = model->load(options.costModelFile))
+      return std::move(error);
+  search.emplace(EvolutionOptions{options.population, options.generations,
+                                  options.randomFraction},
+                 ctx, *model, platform.getFeatures(),
+                 createTopKEpsilonSampler(options.epsilon), rng);
+  for (const TaskSummary &summary : summarizeTasks(module))
+    if (llvm::Error error = prepareTask(module, summary))
+      return std::move(error);
+  unsigned already = 0;
+  for (const auto &task : tasks)
+    already += task->report.trials;
+  // With resume, the trials in the database count toward the budget.
+  trialsDone = trialsBefore = already;
+  trialsBudget = options.resume ? options.trials : already + options.trials;
+  if (options.trialsPerTask) {
+    trialsBudget = 0;
+    for (const auto &task : tasks)
+      trialsBudget += std::max(task->report.trials, options.trialsPerTask);
+  }
+  if (llvm::Error error = refitModel())
+    return std::move(error);
+
+  // Default schedules first: the untuned baseline of each task, measured
+  // batchSize tasks at a time (so they build in parallel).
+  std::vector<Trial> defaults;
+  auto measureDefaults = [&]() -> llvm::Error {
+    if (defaults.empty())
+      return llvm::Error::success();
+    std::vector<size_t> measured;
+    for (const Trial &trial : defaults)
+      measured.push_back(trial.task);
+    if (llvm::Error error = measureAndRecord(std::move(defaults)))
+      return error;
+    defaults.clear();
+    for (size_t index : measured)
+      progress(out, index);
+    return llvm::Error::success();
+  };
+  for (auto [index, task] : llvm::enumerate(tasks)) {
+    if (trialsDone + defaults.size() >= trialsBudget)
+      break;
+    if (task->report.defaultSeconds > 0 || task->report.trials > 0)
+      continue;
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(ctx));
+    OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
+    ScheduleOp schedule = buildDefaultSchedule(
+        builder, task->anchor, kWorkloadTask, platform, task->hasEpilogue);
+    FailureOr<std::vector<float>> featureVector =
+        featuresOf(schedule, task->features);
+    if (failed(featureVector))
+      continue;
+    defaults.push_back(
+        {index,
+         Candidate{Genome(), printOp(schedule), std::move(*featureVector)},
+         "default"});
+    if (defaults.size() >= std::max(1u, options.batchSize))
+      if (llvm::Error error = measureDefaults())
+        return std::move(error);
+  }
+  if (llvm::Error error = measureDefaults())
+    return std::move(error);
+  if (llvm::Error error = refitModel())
+    return std::move(error);
+
+  if (llvm::Error error =
+          options.trialsPerTask ? collectTasks(out) : tuneTasks(out))
+    return std::move(error);
+  if (live && out)
+    *out << "\n";
+  for (const auto &task : tasks)
+    report.tasks.push_back(task->report);
+  return std::move(report);
+}
+
+llvm::Expected<bool> TuningRun::step(size_t index, size_t count) {
+  TaskState &task = *tasks[index];
+  std::vector<std::string> proposers;
+  std::vector<Candidate> batch = search->propose(task, count, proposers);
+  if (batch.empty())
+    return false;
+  std::vector<Trial> trials;
+  for (auto [candidate, proposer] : llvm::zip(batch, proposers))
+    trials.push_back({index, std::move(candidate), proposer});
+  if (llvm::Error error = measureAndRecord(std::move(trials)))
+    return std::move(error);
+  if (llvm::Error error = refitModel())
+    return std::move(error);
+  return true;
+}
+
+llvm::Error TuningRun::tuneTasks(llvm::raw_ostream *out) {
+  std::vector<double> weights;
+  for (const auto &task : tasks)
+    weights.push_back(task->report.weight);
+  TaskScheduler scheduler(weights);
+  auto record = [&](size_t index) {
+    const TaskReport &task = tasks[index]->report;
+    scheduler.record(index, task.trials,
+                     task.bestSeconds > 0 ? task.bestSeconds : kInfinity);
+  };
+  for (size_t index = 0; index < tasks.size(); ++index)
+    if (tasks[index]->report.trials > 0)
+      record(index);
+  unsigned stalls = 0;
+  while (trialsDone < trialsBudget && stalls < tasks.size()) {
+    size_t index = scheduler.next();
+    size_t count =
+        std::min<size_t>(options.batchSize, trialsBudget - trialsDone);
+    llvm::Expected<bool> measured = step(index, count);
+    if (!measured)
+      return measured.takeError();
+    if (!*measured) {
+      // Nothing new to measure: the task gets no more turns.
+      scheduler.retire(index);
+      ++stalls;
+      continue;
+    }
+    stalls = 0;
+    record(index);
+    progress(out, index);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error TuningRun::collectTasks(llvm::raw_ostream *out) {
+  // Round-robin: each pass gives every task below its quota one batch.
+  std::vector<bool> exhausted(tasks.size(), false);
+  for (bool progressed = true; progressed;) {
+    progressed = false;
+    for (size_t index = 0; index < tasks.size(); ++index) {
+      unsigned trials = tasks[index]->report.trials;
+      if (exhausted[index] || trials >= options.trialsPerTask)
+        continue;
+      llvm::Expected<bool> measured = step(
+          index, std::min(options.batchSize, options.trialsPerTask - trials));
+      if (!measured)
+        return measured.takeError();
+      exhausted[index] = !*measured;
+      progressed |= *measured;
+      if (*measured)
+        progress(out, index);
+    }
+  }
+  return llvm::Error::success();
+}
+
+Tuner::Tuner(TuningDatabase &database, TuningOptions options, MeasureFn measure)
+    : database(database), options(std::move(options)),
+      measure(std::move(measure)) {}
+
+llvm::Expected<TuningReport> Tuner::tune(ModuleOp module,
+                                         llvm::raw_ostream *progress) {
+  TuningRun run(database, options, measure, module.getContext());
+  return run.run(module, progress);
+}
