@@ -1,0 +1,299 @@
+//===- Elementwise.cpp - ONNX elementwise ops to linalg.generic -----------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Unary and binary arithmetic, comparisons, Where, Cast, Clip and Pow: each
+// one linalg.generic over the numpy broadcast of its inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::tcl;
+using namespace mlir::tcl::onnx_import;
+
+namespace {
+
+Converter unary(std::function<Value(OpBuilder &, Location, Value)> fn) {
+  return [fn](Importer &im, const onnx::NodeProto &node) -> llvm::Error {
+    Value x;
+    if (llvm::Error e = im.inputs(node, x))
+      return e;
+    auto result = im.elementwise(
+        node, {x}, [&](OpBuilder &b, Location loc, ValueRange args) {
+          return fn(b, loc, args[0]);
+        });
+    return im.define(node, std::move(result));
+  };
+}
+
+/// Unary ops that are one MLIR op.
+template <typename OpTy> Converter unaryOp() {
+  return unary([](OpBuilder &b, Location loc, Value x) {
+    return b.create<OpTy>(loc, x).getResult();
+  });
+}
+
+/// Binary ops, and variadic ones (Max, Min, Sum) folded left to right: the
+/// float op, or the integer one on integers (none: an error).
+template <typename FloatOp, typename IntOp = void> Converter binary() {
+  return [](Importer &im, const onnx::NodeProto &node) -> llvm::Error {
+    std::vector<Value> inputs;
+    if (llvm::Error e = im.allInputs(node, inputs))
+      return e;
+    bool onFloats = isa<FloatType>(Importer::elementTypeOf(inputs[0]));
+    if constexpr (std::is_void_v<IntOp>) {
+      if (!onFloats)
+        return error(Importer::describe(node) +
+                     ": integer operands are not supported");
+    }
+    auto result = im.elementwise(
+        node, inputs, [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value acc = args[0];
+          for (Value next : args.drop_front().drop_back()) {
+            if constexpr (!std::is_void_v<IntOp>) {
+              if (!onFloats) {
+                acc = b.create<IntOp>(loc, acc, next);
+                continue;
+              }
+            }
+            acc = b.create<FloatOp>(loc, acc, next);
+          }
+          return acc;
+        });
+    return im.define(node, std::move(result));
+  };
+}
+
+/// Pow: float bases; float or integer exponents.
+llvm::Error convertPow(Importer &im, const onnx::NodeProto &node) {
+  Value base, exponent;
+  if (llvm::Error e = im.inputs(node, base, exponent))
+    return e;
+  if (!Importer::elementTypeOf(base).isF32())
+    return error(Importer::describe(node) +
+                 ": integer bases are not supported");
+  auto result = im.elementwise(
+      node, {base, exponent}, [](OpBuilder &b, Location loc, ValueRange args) {
+        Value power = args[1];
+        if (!isa<FloatType>(power.getType()))
+          power = b.create<arith::SIToFPOp>(loc, b.getF32Type(), power);
+        return b.create<math::PowFOp>(loc, args[0], power).getResult();
+      });
+  return im.define(node, std::move(result));
+}
+
+llvm::Error convertClip(Importer &im, const onnx::NodeProto &node) {
+  Value x;
+  if (llvm::Error e = im.inputs(node, x))
+    return e;
+  // Bounds: attributes (opset < 11), constant inputs, or runtime scalars.
+  std::optional<float> lo, hi;
+  if (Importer::attribute(node, "min"))
+    lo = Importer::getFloat(node, "min", 0);
+  if (Importer::attribute(node, "max"))
+    hi = Importer::getFloat(node, "max", 0);
+  std::vector<Value> inputs = {x};
+  int loInput = -1, hiInput = -1;
+  for (int index : {1, 2}) {
+    if (!im.hasInput(node, index))
+      continue;
+    if (const ConstantData *bound = im.constant(node, index);
+        bound && bound->isFloat() && bound->floats.size() == 1) {
+      (index == 1 ? lo : hi) = bound->floats[0];
+      continue;
+    }
+    Value value;
+    if (llvm::Error e = im.input(node, index, value))
+      return e;
+    (index == 1 ? loInput : hiInput) = inputs.size();
+    inputs.push_back(value);
+  }
+  auto result = im.elementwise(
+      node, inputs, [&](OpBuilder &b, Location loc, ValueRange args) {
+        auto bound = [&](std::optional<float> constant, int input) -> Value {
+          if (input >= 0)
+            return args[input];
+          if (constant)
+            return b.create<arith::ConstantOp>(loc,
+                                               b.getF32FloatAttr(*constant));
+          return nullptr;
+        };
+        Value v = args[0];
+        if (Value low = bound(lo, loInput))
+          v = b.create<arith::MaximumFOp>(loc, v, low);
+        if (Value high = bound(hi, hiInput))
+          v = b.create<arith::MinimumFOp>(loc, v, high);
+        return v;
+      });
+  return im.define(node, std::move(result));
+}
+
+llvm::Error convertWhere(Importer &im, const onnx::NodeProto &node) {
+  Value condition, x, y;
+  if (llvm::Error e = im.inputs(node, condition, x, y))
+    return e;
+  if (!Importer::isBool(condition))
+    return error(Importer::describe(node) + ": the condition must be bool");
+  auto result = im.elementwise(
+      node, {condition, x, y},
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        return b
+            .create<arith::SelectOp>(loc, Importer::byteToBool(b, loc, args[0]),
+                                     args[1], args[2])
+            .getResult();
+      },
+      Importer::elementTypeOf(x));
+  return im.define(node, std::move(result));
+}
+
+/// Equal, Less, Greater, LessOrEqual, GreaterOrEqual: bool results.
+Converter comparison(arith::CmpFPredicate floatPredicate,
+                     arith::CmpIPredicate intPredicate) {
+  return [=](Importer &im, const onnx::NodeProto &node) -> llvm::Error {
+    Value lhs, rhs;
+    if (llvm::Error e = im.inputs(node, lhs, rhs))
+      return e;
+    auto result = im.elementwise(
+        node, {lhs, rhs},
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          Value flag =
+              isa<FloatType>(args[0].getType())
+                  ? b.create<arith::CmpFOp>(loc, floatPredicate, args[0],
+                                            args[1])
+                        .getResult()
+                  : b.create<arith::CmpIOp>(loc, intPredicate, args[0], args[1])
+                        .getResult();
+          return Importer::boolToByte(b, loc, flag);
+        },
+        im.elementType(ElementKind::Bool));
+    return im.define(node, std::move(result));
+  };
+}
+
+/// The element kind ONNX element type `type` is carried as.
+std::optional<ElementKind> kindOfOnnxType(int64_t type) {
+  switch (type) {
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::DOUBLE:
+    return ElementKind::Float;
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::UINT32:
+    return ElementKind::Int;
+  case onnx::TensorProto::BOOL:
+    return ElementKind::Bool;
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+llvm::Expected<ElementKind>
+onnx_import::castTarget(const onnx::NodeProto &node) {
+  int64_t to = Importer::getInt(node, "to", onnx::TensorProto::FLOAT);
+  if (std::optional<ElementKind> kind = kindOfOnnxType(to))
+    return *kind;
+  return error(Importer::describe(node) + ": casting to ONNX element type " +
+               std::to_string(to) + " is not supported");
+}
+
+namespace {
+
+llvm::Error convertCast(Importer &im, const onnx::NodeProto &node) {
+  Value x;
+  if (llvm::Error e = im.inputs(node, x))
+    return e;
+  auto kind = castTarget(node);
+  if (!kind)
+    return kind.takeError();
+  Type to = im.elementType(*kind), from = Importer::elementTypeOf(x);
+  if (to == from) {
+    im.define(node, x);
+    return llvm::Error::success();
+  }
+  auto result = im.elementwise(
+      node, {x},
+      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        Value v = args[0];
+        bool fromBool = from.isInteger(8), toBool = to.isInteger(8);
+        if (toBool) {
+          Value flag =
+              from.isF32()
+                  ? b.create<arith::CmpFOp>(
+                         loc, arith::CmpFPredicate::UNE, v,
+                         b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0)))
+                        .getResult()
+                  : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v,
+                                            b.create<arith::ConstantOp>(
+                                                loc, b.getIntegerAttr(from, 0)))
+                        .getResult();
+          return Importer::boolToByte(b, loc, flag);
+        }
+        if (from.isF32())
+          return b.create<arith::FPToSIOp>(loc, to, v);
+        if (to.isF32())
+          return fromBool ? b.create<arith::UIToFPOp>(loc, to, v).getResult()
+                          : b.create<arith::SIToFPOp>(loc, to, v).getResult();
+        return b.create<arith::ExtUIOp>(loc, to, v); // bool -> int
+      },
+      to);
+  return im.define(node, std::move(result));
+}
+
+} // namespace
+
+void onnx_import::registerElementwiseConverters(ConverterTable &table) {
+  using M = std::function<Value(OpBuilder &, Location, Value)>;
+  table.insert({
+      {"Relu", unary(M([](OpBuilder &b, Location loc, Value x) {
+         return b.create<arith::MaximumFOp>(
+             loc, x, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0)));
+       }))},
+      {"Sigmoid", unary(M([](OpBuilder &b, Location loc, Value x) {
+         Value one = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1));
+         Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+         return b.create<arith::DivFOp>(loc, one,
+                                        b.create<arith::AddFOp>(loc, one, e));
+       }))},
+      {"Tanh", unaryOp<math::TanhOp>()},
+      {"Sqrt", unaryOp<math::SqrtOp>()},
+      {"Exp", unaryOp<math::ExpOp>()},
+      {"Log", unaryOp<math::LogOp>()},
+      {"Erf", unaryOp<math::ErfOp>()},
+      {"Abs", unaryOp<math::AbsFOp>()},
+      {"Neg", unaryOp<arith::NegFOp>()},
+      {"Add", binary<arith::AddFOp, arith::AddIOp>()},
+      {"Sub", binary<arith::SubFOp, arith::SubIOp>()},
+      {"Mul", binary<arith::MulFOp, arith::MulIOp>()},
+      {"Div", binary<arith::DivFOp, arith::DivSIOp>()},
+      {"Pow", convertPow},
+      {"Max", binary<arith::MaximumFOp, arith::MaxSIOp>()},
+      {"Min", binary<arith::MinimumFOp, arith::MinSIOp>()},
+      {"Sum", binary<arith::AddFOp, arith::AddIOp>()},
+      {"Clip", convertClip},
+      {"Where", convertWhere},
+      {"Equal",
+       comparison(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq)},
+      {"Less",
+       comparison(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt)},
+      {"Greater",
+       comparison(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt)},
+      {"LessOrEqual",
+       comparison(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle)},
+      {"GreaterOrEqual",
+       comparison(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge)},
+      {"Cast", convertCast},
+  });
+}

@@ -1,0 +1,497 @@
+//===- ShapeOps.cpp - ONNX shape and indexing ops to tensor ops -----------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Ops that move data without arithmetic (Transpose, the reshapes, Concat,
+// Gather, Slice, Expand, Identity) and ops whose results are known at import
+// time (Shape, ConstantOfShape, Range, Constant), which only define
+// constants. Shape and index inputs must be known at compile time, since
+// tcl's shapes are static.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tcl;
+using namespace mlir::tcl::onnx_import;
+
+/// Permutes a tensor with linalg.transpose.
+Value onnx_import::transposeTensor(Importer &im, Value x,
+                                   llvm::ArrayRef<int64_t> perm) {
+  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
+  SmallVector<int64_t> shape;
+  for (int64_t d : perm)
+    shape.push_back(xs[d]);
+  return im.b
+      .create<linalg::TransposeOp>(
+          im.loc, x, im.empty(shape, Importer::elementTypeOf(x)), perm)
+      .getResult()[0];
+}
+
+/// Transpose's permutation (reversed dimensions by default).
+llvm::Expected<std::vector<int64_t>>
+onnx_import::transposePermutation(const onnx::NodeProto &node, size_t rank) {
+  std::vector<int64_t> perm = Importer::getInts(node, "perm");
+  if (perm.empty())
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  std::vector<int64_t> sorted = perm;
+  llvm::sort(sorted);
+  for (size_t d = 0; d < sorted.size(); ++d)
+    if (sorted[d] != static_cast<int64_t>(d) || perm.size() != rank)
+      return error(Importer::describe(node) +
+                   ": perm is not a permutation of the " +
+                   std::to_string(rank) + " dimensions");
+  return perm;
+}
+
+/// The output shape of the ops that only change the shape: Flatten,
+/// Reshape, Squeeze, Unsqueeze.
+llvm::Expected<std::vector<int64_t>>
+onnx_import::reshapeTarget(Importer &im, const onnx::NodeProto &node,
+                           llvm::ArrayRef<int64_t> xs) {
+  int64_t rank = xs.size();
+  int64_t count = std::accumulate(xs.begin(), xs.end(), int64_t(1),
+                                  std::multiplies<int64_t>());
+  std::vector<int64_t> shape;
+  const std::string &type = node.op_type();
+  auto axesOf = [&]() -> std::vector<int64_t> {
+    if (const ConstantData *given = im.constant(node, 1))
+      return given->ints;
+    return Importer::getInts(node, "axes");
+  };
+  if (im.hasInput(node, 1) && !im.constant(node, 1))
+    return error(Importer::describe(node) +
+                 ": its shape or axes input must be known at compile time "
+                 "(a constant, or computed from shapes)");
+  if (type == "Flatten") {
+    int64_t axis = Importer::getInt(node, "axis", 1);
+    if (axis < 0)
+      axis += rank;
+    int64_t outer = std::accumulate(xs.begin(), xs.begin() + axis, int64_t(1),
+                                    std::multiplies<int64_t>());
+    shape = {outer, outer ? count / outer : 0};
+  } else if (type == "Reshape") {
+    const ConstantData *target = im.constant(node, 1);
+    if (!target || target->isFloat())
+      return error(Importer::describe(node) + ": the target shape must be a "
+                                              "constant");
+    int64_t known = 1, inferred = -1;
+    for (size_t i = 0; i < target->ints.size(); ++i) {
+      int64_t dim = target->ints[i];
+      if (dim == 0 && !Importer::getInt(node, "allowzero", 0) && i < xs.size())
+        dim = xs[i];
+      if (dim == -1)
+        inferred = i;
+      else
+        known *= dim;
+      shape.push_back(dim);
+    }
+    if (inferred >= 0 && known != 0)
+      shape[inferred] = count / known;
+  } else if (type == "Squeeze") {
+    std::vector<int64_t> axes = axesOf();
+    for (int64_t &axis : axes)
+      if (axis < 0)
+        axis += rank;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!(axes.empty() ? xs[d] == 1 : llvm::is_contained(axes, d)))
+        shape.push_back(xs[d]);
+  } else { // Unsqueeze
+    std::vector<int64_t> axes = axesOf();
+    int64_t outRank = rank + axes.size();
+    for (int64_t &axis : axes)
+      if (axis < 0)
+        axis += outRank;
+    size_t next = 0;
+    for (int64_t d = 0; d < outRank; ++d)
+      shape.push_back(llvm::is_contained(axes, d) ? 1 : xs[next++]);
+  }
+  int64_t newCount = std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                                     std::multiplies<int64_t>());
+  if (newCount != count)
+    return error(Importer::describe(node) + ": cannot reshape " +
+                 formatShape(xs) + " into " + formatShape(shape));
+  return shape;
+}
+
+/// Which elements Slice takes from each dimension of its data.
+llvm::Expected<SliceSpec> onnx_import::sliceSpec(Importer &im,
+                                                 const onnx::NodeProto &node,
+                                                 llvm::ArrayRef<int64_t> ds) {
+  int64_t rank = ds.size();
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (im.opset < 10) {
+    starts = Importer::getInts(node, "starts");
+    ends = Importer::getInts(node, "ends");
+    axes = Importer::getInts(node, "axes");
+  } else {
+    for (auto [index, list] : {std::pair(1, &starts), std::pair(2, &ends),
+                               std::pair(3, &axes), std::pair(4, &steps)}) {
+      if (!im.hasInput(node, index))
+        continue;
+      const ConstantData *given = im.constant(node, index);
+      if (!given || given->isFloat())
+        return error(Importer::describe(node) +
+                     ": starts, ends, axes and steps must be known at "
+                     "compile time (constants, or computed from shapes)");
+      *list = given->ints;
+    }
+  }
+  if (axes.empty())
+    for (size_t k = 0; k < starts.size(); ++k)
+      axes.push_back(k);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return error(Importer::describe(node) +
+                 ": starts, ends, axes and steps differ in length");
+  SliceSpec spec{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 1),
+                 std::vector<int64_t>(ds.begin(), ds.end())};
+  for (size_t k = 0; k < starts.size(); ++k) {
+    int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
+    if (axis < 0 || axis >= rank)
+      return error(Importer::describe(node) + ": axis out of range");
+    int64_t dim = ds[axis], step = steps[k];
+    if (step == 0)
+      return error(Importer::describe(node) + ": a step is 0");
+    int64_t start = starts[k] < 0 ? starts[k] + dim : starts[k];
+    int64_t end = ends[k] < 0 ? ends[k] + dim : ends[k];
+    int64_t size;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      size = end > start ? (end - start + step - 1) / step : 0;
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      size = start > end ? (start - end - step - 1) / -step : 0;
+    }
+    spec.starts[axis] = start;
+    spec.steps[axis] = step;
+    spec.sizes[axis] = size;
+  }
+  return spec;
+}
+
+namespace {
+
+llvm::Error convertTranspose(Importer &im, const onnx::NodeProto &node) {
+  Value x;
+  if (llvm::Error e = im.inputs(node, x))
+    return e;
+  auto perm = transposePermutation(node, Importer::shapeOf(x).size());
+  if (!perm)
+    return perm.takeError();
+  im.define(node, transposeTensor(im, x, *perm));
+  return llvm::Error::success();
+}
+
+llvm::Error convertReshapeLike(Importer &im, const onnx::NodeProto &node) {
+  Value x;
+  if (llvm::Error e = im.inputs(node, x))
+    return e;
+  auto shape = reshapeTarget(im, node, Importer::shapeOf(x));
+  if (!shape)
+    return shape.takeError();
+  im.define(node, im.reshape(x, *shape));
+  return llvm::Error::success();
+}
+
+llvm::Error convertConcat(Importer &im, const onnx::NodeProto &node) {
+  std::vector<Value> inputs;
+  if (llvm::Error e = im.allInputs(node, inputs))
+    return e;
+  llvm::ArrayRef<int64_t> first = Importer::shapeOf(inputs[0]);
+  int64_t rank = first.size();
+  int64_t axis = Importer::getInt(node, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return error(Importer::describe(node) + ": axis out of range");
+  SmallVector<int64_t> shape(first.begin(), first.end());
+  shape[axis] = 0;
+  for (Value value : inputs)
+    shape[axis] += Importer::shapeOf(value)[axis];
+  Value result = im.empty(shape, Importer::elementTypeOf(inputs[0]));
+  int64_t offset = 0;
+  for (Value value : inputs) {
+    llvm::ArrayRef<int64_t> vs = Importer::shapeOf(value);
+    SmallVector<OpFoldResult> offsets(rank, im.b.getIndexAttr(0));
+    offsets[axis] = im.b.getIndexAttr(offset);
+    SmallVector<OpFoldResult> sizes, strides(rank, im.b.getIndexAttr(1));
+    for (int64_t size : vs)
+      sizes.push_back(im.b.getIndexAttr(size));
+    result = im.b.create<tensor::InsertSliceOp>(im.loc, value, result, offsets,
+                                                sizes, strides);
+    offset += vs[axis];
+  }
+  im.define(node, result);
+  return llvm::Error::success();
+}
+
+/// Gather with constant indices: slices of the data along the axis.
+llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
+  Value data;
+  if (llvm::Error e = im.inputs(node, data))
+    return e;
+  const ConstantData *indices = im.constant(node, 1);
+  if (!indices || indices->isFloat() || indices->shape.size() > 1)
+    return error(Importer::describe(node) + ": only constant scalar or 1-D "
+                                            "indices are supported");
+  llvm::ArrayRef<int64_t> ds = Importer::shapeOf(data);
+  int64_t rank = ds.size();
+  int64_t axis = Importer::getInt(node, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return error(Importer::describe(node) + ": axis out of range");
+  Type element = Importer::elementTypeOf(data);
+  SmallVector<Value> slices;
+  for (int64_t index : indices->ints) {
+    if (index < 0)
+      index += ds[axis];
+    if (index < 0 || index >= ds[axis])
+      return error(Importer::describe(node) + ": index " +
+                   std::to_string(index) + " out of range");
+    SmallVector<OpFoldResult> offsets(rank, im.b.getIndexAttr(0)), sizes,
+        strides(rank, im.b.getIndexAttr(1));
+    offsets[axis] = im.b.getIndexAttr(index);
+    SmallVector<int64_t> sliceShape(ds.begin(), ds.end());
+    sliceShape[axis] = 1;
+    for (int64_t size : sliceShape)
+      sizes.push_back(im.b.getIndexAttr(size));
+    slices.push_back(im.b.create<tensor::ExtractSliceOp>(
+        im.loc, RankedTensorType::get(sliceShape, element), data, offsets,
+        sizes, strides));
+  }
+  Value result;
+  SmallVector<int64_t> shape(ds.begin(), ds.end());
+  if (indices->shape.empty()) {
+    shape.erase(shape.begin() + axis); // A scalar index drops the axis.
+    result = im.reshape(slices[0], shape);
+  } else {
+    shape[axis] = slices.size();
+    result = im.empty(shape, element);
+    for (auto [position, slice] : llvm::enumerate(slices)) {
+      SmallVector<OpFoldResult> offsets(rank, im.b.getIndexAttr(0)), sizes,
+          strides(rank, im.b.getIndexAttr(1));
+      offsets[axis] = im.b.getIndexAttr(position);
+      for (int64_t size : Importer::shapeOf(slice))
+        sizes.push_back(im.b.getIndexAttr(size));
+      result = im.b.create<tensor::InsertSliceOp>(im.loc, slice, result,
+                                                  offsets, sizes, strides);
+    }
+  }
+  im.define(node, result);
+  return llvm::Error::success();
+}
+
+llvm::Error convertSlice(Importer &im, const onnx::NodeProto &node) {
+  Value data;
+  if (llvm::Error e = im.inputs(node, data))
+    return e;
+  llvm::ArrayRef<int64_t> ds = Importer::shapeOf(data);
+  auto spec = sliceSpec(im, node, ds);
+  if (!spec)
+    return spec.takeError();
+  if (llvm::is_contained(spec->sizes, 0))
+    return error(Importer::describe(node) + ": the slice is empty");
+  Type element = Importer::elementTypeOf(data);
+  auto resultType = RankedTensorType::get(spec->sizes, element);
+  if (llvm::all_of(spec->steps, [](int64_t step) { return step > 0; })) {
+    auto attrs = [&](llvm::ArrayRef<int64_t> values) {
+      return llvm::to_vector(llvm::map_range(values, [&](int64_t v) {
+        return OpFoldResult(im.b.getIndexAttr(v));
+      }));
+    };
+    Value slice = im.b.create<tensor::ExtractSliceOp>(
+        im.loc, resultType, data, attrs(spec->starts), attrs(spec->sizes),
+        attrs(spec->steps));
+    im.define(node, slice);
+    return llvm::Error::success();
+  }
+  // Negative steps: a generic that reads data[start + i * step] with
+  // tensor.extract (affine maps with negative coefficients do not tile).
+  int64_t rank = ds.size();
+  MLIRContext *ctx = im.b.getContext();
+  Value source = data;
+  Value result = im.generic(
+      {}, im.empty(spec->sizes, element),
+      {AffineMap::getMultiDimIdentityMap(rank, ctx)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        SmallVector<Value> indices;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = b.create<linalg::IndexOp>(loc, d);
+          Value step = b.create<arith::ConstantIndexOp>(loc, spec->steps[d]);
+          Value start = b.create<arith::ConstantIndexOp>(loc, spec->starts[d]);
+          indices.push_back(b.create<arith::AddIOp>(
+              loc, start, b.create<arith::MulIOp>(loc, i, step)));
+        }
+        return b.create<tensor::ExtractOp>(loc, source, indices).getResult();
+      });
+  im.define(node, result);
+  return llvm::Error::success();
+}
+
+/// The constant 1-D integer input `index` (a shape), or an error.
+llvm::Expected<std::vector<int64_t>>
+constantInts(Importer &im, const onnx::NodeProto &node, int index) {
+  const ConstantData *given = im.constant(node, index);
+  if (!given || given->isFloat())
+    return error(Importer::describe(node) + ": input " + std::to_string(index) +
+                 " must be an integer tensor known at compile time (a "
+                 "constant, or computed from shapes)");
+  return given->ints;
+}
+
+llvm::Error convertExpand(Importer &im, const onnx::NodeProto &node) {
+  Value x;
+  if (llvm::Error e = im.inputs(node, x))
+    return e;
+  auto shape = constantInts(im, node, 1);
+  if (!shape)
+    return shape.takeError();
+  auto result = im.elementwise(
+      node, {x}, [](OpBuilder &, Location, ValueRange args) { return args[0]; },
+      nullptr, *shape);
+  return im.define(node, std::move(result));
+}
+
+/// Shape: always known at compile time, since tcl's shapes are static.
+llvm::Error convertShape(Importer &im, const onnx::NodeProto &node) {
+  std::vector<int64_t> shape;
+  if (const ConstantData *given = im.constant(node, 0)) {
+    shape = given->shape;
+  } else {
+    Value x;
+    if (llvm::Error e = im.inputs(node, x))
+      return e;
+    shape = Importer::shapeOf(x);
+  }
+  int64_t rank = shape.size();
+  auto bound = [&](int64_t value) {
+    return std::clamp<int64_t>(value < 0 ? value + rank : value, 0, rank);
+  };
+  int64_t start = bound(Importer::getInt(node, "start", 0));
+  int64_t end = bound(Importer::getInt(node, "end", rank));
+  ConstantData result;
+  result.kind = ElementKind::Int;
+  if (end > start)
+    result.ints.assign(shape.begin() + start, shape.begin() + end);
+  result.shape = {static_cast<int64_t>(result.ints.size())};
+  im.constants[node.output(0)] = std::move(result);
+  return llvm::Error::success();
+}
+
+llvm::Error convertConstantOfShape(Importer &im, const onnx::NodeProto &node) {
+  auto shape = constantInts(im, node, 0);
+  if (!shape)
+    return shape.takeError();
+  ConstantData fill = ConstantData::zeros(ElementKind::Float, {1});
+  if (const onnx::AttributeProto *value = Importer::attribute(node, "value")) {
+    auto data = readTensor(value->t());
+    if (!data)
+      return data.takeError();
+    if (data->size() != 1)
+      return error(Importer::describe(node) + ": value must have one element");
+    fill = *data;
+  }
+  ConstantData result = ConstantData::zeros(fill.kind, *shape);
+  for (int64_t i = 0; i < result.size(); ++i)
+    result.copyElement(i, fill, 0);
+  im.constants[node.output(0)] = std::move(result);
+  return llvm::Error::success();
+}
+
+llvm::Error convertRange(Importer &im, const onnx::NodeProto &node) {
+  const ConstantData *start = im.constant(node, 0),
+                     *limit = im.constant(node, 1),
+                     *delta = im.constant(node, 2);
+  if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 ||
+      delta->size() != 1)
+    return error(Importer::describe(node) +
+                 ": start, limit and delta must be scalars known at compile "
+                 "time");
+  double first = start->asDouble(0), step = delta->asDouble(0);
+  if (step == 0)
+    return error(Importer::describe(node) + ": delta is 0");
+  int64_t count = std::max<int64_t>(
+      0, static_cast<int64_t>(std::ceil((limit->asDouble(0) - first) / step)));
+  ConstantData result = ConstantData::zeros(start->kind, {count});
+  for (int64_t i = 0; i < count; ++i) {
+    if (result.isFloat())
+      result.floats[i] = static_cast<float>(first + i * step);
+    else
+      result.ints[i] = start->ints[0] + i * delta->ints[0];
+  }
+  im.constants[node.output(0)] = std::move(result);
+  return llvm::Error::success();
+}
+
+llvm::Error convertConstant(Importer &im, const onnx::NodeProto &node) {
+  ConstantData data;
+  if (const onnx::AttributeProto *value = Importer::attribute(node, "value")) {
+    auto tensor = readTensor(value->t());
+    if (!tensor)
+      return tensor.takeError();
+    data = std::move(*tensor);
+  } else if (const auto *f = Importer::attribute(node, "value_float")) {
+    data.floats = {f->f()};
+  } else if (const auto *fs = Importer::attribute(node, "value_floats")) {
+    data.floats.assign(fs->floats().begin(), fs->floats().end());
+    data.shape = {static_cast<int64_t>(data.floats.size())};
+  } else if (const auto *i = Importer::attribute(node, "value_int")) {
+    data.kind = ElementKind::Int;
+    data.ints = {i->i()};
+  } else if (const auto *is = Importer::attribute(node, "value_ints")) {
+    data.kind = ElementKind::Int;
+    data.ints.assign(is->ints().begin(), is->ints().end());
+    data.shape = {static_cast<int64_t>(data.ints.size())};
+  } else {
+    return error(Importer::describe(node) +
+                 ": only the value, value_float(s) and value_int(s) forms "
+                 "are supported");
+  }
+  im.constants[node.output(0)] = std::move(data);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void onnx_import::registerShapeConverters(ConverterTable &table) {
+  table.insert({
+      {"Identity",
+       [](Importer &im, const onnx::NodeProto &node) -> llvm::Error {
+         Value x;
+         if (llvm::Error e = im.inputs(node, x))
+           return e;
+         im.define(node, x);
+         return llvm::Error::success();
+       }},
+      {"Constant", convertConstant},
+      {"Transpose", convertTranspose},
+      {"Slice", convertSlice},
+      {"Expand", convertExpand},
+      {"Shape", convertShape},
+      {"ConstantOfShape", convertConstantOfShape},
+      {"Range", convertRange},
+      {"Flatten", convertReshapeLike},
+      {"Reshape", convertReshapeLike},
+      {"Squeeze", convertReshapeLike},
+      {"Unsqueeze", convertReshapeLike},
+      {"Concat", convertConcat},
+      {"Gather", convertGather},
+  });
+}
