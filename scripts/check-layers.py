@@ -14,7 +14,9 @@ Fails (exit 1), naming each offending line, when
   - the link graph between tcl libraries has a circle;
   - a source file in lib/ is longer than its layer allows (a concept that
     wants its own room);
-  - a header's include guard does not match its path.
+  - a header's include guard does not match its path;
+  - a file's LLVM banner is broken (its first line must be
+    `//===- <file name> - <what it is> ---...---===//`, 80 columns).
 """
 import os
 import re
@@ -218,6 +220,20 @@ def check_guards(root, problems):
                             f"{expected}")
 
 
+def check_banners(root, problems):
+    for path in source_files(root, ("include", "lib", "tools", "bench",
+                                    "unittests")):
+        if not path.endswith((".h", ".cpp")):
+            continue
+        with open(os.path.join(root, path), errors="replace") as f:
+            first = f.readline().rstrip("\n")
+        name = os.path.basename(path)
+        if (not first.startswith(f"//===- {name} - ") or len(first) != 80
+                or not first.endswith("===//")):
+            problems.append(f"{path}:1: broken banner (want '//===- {name} - "
+                            "<description> ---===//', 80 columns)")
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..")
@@ -226,6 +242,7 @@ def main():
     check_links(root, problems)
     check_lengths(root, problems)
     check_guards(root, problems)
+    check_banners(root, problems)
     for problem in problems:
         print(problem)
     if problems:

@@ -23,5 +23,6 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # ONNX backend node tests (Debian's libonnx-testdata).
 config.substitutions.append(
     ("%onnx_node_tests", "/usr/share/libonnx-testdata/data/node"))
+config.substitutions.append(("%tcl_src_root", config.tcl_src_root))
 # Debian's Python, which has python3-onnx and numpy (not a user's pyenv).
 config.substitutions.append(("%system_python", "/usr/bin/python3"))

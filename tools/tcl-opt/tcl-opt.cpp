@@ -1,5 +1,4 @@
-//===- tcl-opt.cpp - tcl's mlir-opt
-//-----------------------------------------===//
+//===- tcl-opt.cpp - tcl's mlir-opt ---------------------------------------===//
 //
 // Part of the tcl project.
 //

@@ -1,5 +1,4 @@
-//===- CommandLine.h - What the tools' --help lists --------------*- C++
-//-*-===//
+//===- CommandLine.h - What the tools' --help lists -------------*- C++ -*-===//
 //
 // Part of the tcl project.
 //

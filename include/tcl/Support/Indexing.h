@@ -1,5 +1,4 @@
-//===- Indexing.h - Row-major index arithmetic over static shapes -*- C++
-//-*-===//
+//===- Indexing.h - Row-major index arithmetic ------------------*- C++ -*-===//
 //
 // Part of the tcl project.
 //

@@ -1,5 +1,4 @@
-//===- Metrics.h - How well a cost model ranks schedules ---------*- C++
-//-*-===//
+//===- Metrics.h - How well a cost model ranks schedules --------*- C++ -*-===//
 //
 // Part of the tcl project.
 //

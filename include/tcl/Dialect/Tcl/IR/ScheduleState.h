@@ -1,5 +1,4 @@
-//===- ScheduleState.h - Loop-nest state a schedule walks through -*- C++
-//-*-===//
+//===- ScheduleState.h - Loop-nest state a schedule walks -------*- C++ -*-===//
 //
 // Part of the tcl project.
 //

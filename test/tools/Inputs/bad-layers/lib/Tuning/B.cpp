@@ -1,0 +1,3 @@
+//===- B.cpp - Uses A -----------------------------------------------------===//
+#include "tcl/Tuning/B.h"
+#include "tcl/Tuning/A.h"
