@@ -26,7 +26,7 @@ import sys
 # and must not use each other.
 RANK = {"Support": 0, "Dialect": 1, "Frontend": 1, "Target": 1,
         "Transforms": 2, "Registration": 3, "Runtime": 4, "Tuning": 5,
-        "tools": 6, "bench": 6, "unittests": 7}
+        "Driver": 6, "tools": 7, "bench": 7, "unittests": 8}
 GROUND_FLOOR = {"Dialect", "Frontend", "Target"}
 
 # Longest source file in lib/<layer>, in lines.

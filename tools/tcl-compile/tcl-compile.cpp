@@ -13,42 +13,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Dialect/Tcl/IR/TclOps.h"
-#include "tcl/Frontend/OnnxImporter.h"
-#include "tcl/Registration/Registration.h"
+#include "tcl/Driver/Compiler.h"
 #include "tcl/Support/CommandLine.h"
-#include "tcl/Target/Codegen.h"
-#include "tcl/Target/ModelInterface.h"
 #include "tcl/Target/Platform.h"
-#include "tcl/Transforms/ApplySchedule.h"
-#include "tcl/Transforms/Passes.h"
-#include "tcl/Transforms/Pipelines.h"
-#include "tcl/Transforms/TaskExtraction.h"
-#include "tcl/Tuning/CostModel.h"
 #include "tcl/Tuning/Report.h"
-#include "tcl/Tuning/TunedSchedules.h"
-#include "tcl/Tuning/Tuner.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
-
-namespace {
-enum class EmitKind { Graph, MLIR, LLVM, Object, SharedLibrary };
-} // namespace
 
 // The tool's own options, the only ones --help lists (showOnlyInHelp).
 static llvm::cl::OptionCategory toolCategory("Options");
@@ -83,18 +58,18 @@ static const std::string targetHelp =
 static llvm::cl::opt<std::string> targetName("target",
                                              llvm::cl::desc(targetHelp),
                                              llvm::cl::cat(toolCategory));
-static llvm::cl::opt<EmitKind> emitKind(
+static llvm::cl::opt<tcl::EmitKind> emitKind(
     "emit", llvm::cl::desc("What to produce"),
     llvm::cl::values(
-        clEnumValN(EmitKind::Graph, "graph",
+        clEnumValN(tcl::EmitKind::Graph, "graph",
                    "MLIR of the optimized graph with its tasks tagged, "
                    "before scheduling (what the tuner and the dataset "
                    "collector read)"),
-        clEnumValN(EmitKind::MLIR, "mlir", "MLIR with the schedules applied"),
-        clEnumValN(EmitKind::LLVM, "llvm", "LLVM IR"),
-        clEnumValN(EmitKind::Object, "obj", "an object file"),
-        clEnumValN(EmitKind::SharedLibrary, "so", "a shared library")),
-    llvm::cl::init(EmitKind::SharedLibrary), llvm::cl::cat(toolCategory));
+        clEnumValN(tcl::EmitKind::MLIR, "mlir", "MLIR with the schedules applied"),
+        clEnumValN(tcl::EmitKind::LLVM, "llvm", "LLVM IR"),
+        clEnumValN(tcl::EmitKind::Object, "obj", "an object file"),
+        clEnumValN(tcl::EmitKind::SharedLibrary, "so", "a shared library")),
+    llvm::cl::init(tcl::EmitKind::SharedLibrary), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     apiEntry("entry",
              llvm::cl::desc("Function that gets the C API (tcl_model_*) in .so "
@@ -169,284 +144,64 @@ static llvm::cl::opt<std::string> tuningCurve(
     llvm::cl::desc("Write the tuning curves (best latency vs trials) as SVG"),
     llvm::cl::cat(tuningCategory));
 
-/// Checks that every schedule in `module` targets `platform`: a schedule
-/// tuned for another platform would silently give slow code.
-static LogicalResult checkScheduleTargets(ModuleOp module,
-                                          const tcl::TargetArch &platform) {
-  WalkResult result = module.walk([&](tcl::ScheduleOp schedule) {
-    if (schedule.getTarget() == platform.name)
-      return WalkResult::advance();
-    schedule.emitError("schedule for task '")
-        << schedule.getTask() << "' targets " << schedule.getTarget()
-        << " but tcl-compile was asked for --target=" << platform.name;
-    return WalkResult::interrupt();
-  });
-  return failure(result.wasInterrupted());
-}
-
-/// Prints `module` to the -o file; the tool's exit code.
-static int writeModule(ModuleOp module) {
-  std::string errorMessage;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &errorMessage);
-  if (!output) {
-    llvm::errs() << "tcl-compile: " << errorMessage << "\n";
-    return 1;
-  }
-  module->print(output->os());
-  output->os() << "\n";
-  output->keep();
-  return 0;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   tcl::showOnlyInHelp({&toolCategory, &tuningCategory});
   llvm::cl::ParseCommandLineOptions(argc, argv, "tcl compiler driver\n");
-
-  // An unknown target fails before the (possibly long) import.
-  if (!targetName.empty() && !tcl::lookupTargetArch(targetName)) {
-    llvm::errs() << "tcl-compile: unknown target '" << targetName
-                 << "'; known targets:";
-    for (const tcl::TargetArch &known : tcl::getTargetArchs())
-      llvm::errs() << " " << known.name;
-    llvm::errs() << "\n";
-    return 1;
-  }
-
-  DialectRegistry registry;
-  tcl::registerTclDialects(registry);
-  tcl::registerLLVMTranslations(registry);
-  MLIRContext context(registry);
-  context.printOpOnDiagnostic(false);
-
-  std::string errorMessage;
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module;
-  if (llvm::StringRef(inputFilename).ends_with(".onnx")) {
-    tcl::OnnxImportOptions importOptions;
-    for (const std::string &shape : inputShapes)
-      if (llvm::Error error = tcl::parseInputShape(shape, importOptions)) {
-        llvm::errs() << "tcl-compile: " << llvm::toString(std::move(error))
-                     << "\n";
-        return 1;
-      }
-    for (const std::string &binding : boundInputs)
-      if (llvm::Error error = tcl::parseBoundInput(binding, importOptions)) {
-        llvm::errs() << "tcl-compile: " << llvm::toString(std::move(error))
-                     << "\n";
-        return 1;
-      }
-    auto imported = tcl::importOnnxFile(inputFilename, &context, importOptions);
-    if (!imported) {
-      llvm::errs() << "tcl-compile: " << llvm::toString(imported.takeError())
-                   << "\n";
-      return 1;
-    }
-    module = std::move(*imported);
-    if (optimizeGraph && failed(tcl::optimizeGraph(*module)))
-      return 1;
-  } else {
-    std::unique_ptr<llvm::MemoryBuffer> input =
-        openInputFile(inputFilename, &errorMessage);
-    if (!input) {
-      llvm::errs() << "tcl-compile: " << errorMessage << "\n";
-      return 1;
-    }
-    sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-    if (!module)
-      return 1;
-  }
-  if (targetName.empty())
-    targetName = tcl::getDefaultTarget(*module).str();
-  const tcl::Platform platform(*tcl::lookupTargetArch(targetName), numThreads);
-  if (emitKind != EmitKind::MLIR &&
-      platform.getTarget().kind != tcl::TargetKind::CPU) {
-    llvm::errs() << "tcl-compile: --emit=llvm|obj|so supports CPU targets "
-                    "only; "
-                 << targetName << " is not one\n";
-    return 1;
-  }
-  if (failed(checkScheduleTargets(*module, platform.getTarget())))
-    return 1;
-
-  if (tune && tuningDb.empty()) {
-    llvm::errs() << "tcl-compile: --tune needs --tuning-db=<file> to keep "
-                    "its measurements\n";
-    return 1;
-  }
-  // Checked before the database is opened (and so created): tuning measures
-  // on this host.
-  if (tune)
-    if (llvm::Error error = tcl::checkHostSupports(platform.getTarget())) {
-      llvm::errs() << "tcl-compile: cannot tune here: "
-                   << llvm::toString(std::move(error)) << "\n";
-      return 1;
-    }
-  if (tune && !llvm::is_contained(tcl::getCostModelNames(), costModel)) {
-    llvm::errs() << "tcl-compile: unknown cost model '" << costModel << "' ("
-                 << llvm::join(tcl::getCostModelNames(), ", ") << ")\n";
-    return 1;
-  }
-  if (!tuningDb.empty()) {
-    auto database = tcl::TuningDatabase::open(tuningDb);
-    if (!database) {
-      llvm::errs() << "tcl-compile: " << llvm::toString(database.takeError())
-                   << "\n";
-      return 1;
-    }
-    tcl::extractTasks(*module);
-    if (tune) {
-      tcl::TuningOptions options;
-      options.platform = platform;
-      options.trials = trials;
-      options.resume = resume;
-      options.costModel = costModel;
-      options.costModelFile = costModelFile;
-      options.seed = seed;
-      options.batchSize = batchSize;
-      tcl::MeasureOptions measureOptions;
-      measureOptions.repeats = measureRepeats;
-      measureOptions.timeoutSeconds = measureTimeout;
-      measureOptions.parallelBuilds =
-          parallelBuilds ? parallelBuilds : tcl::getDefaultParallelBuilds();
-      tcl::Measurer measurer(measureOptions);
-      tcl::Tuner tuner(**database, options,
-                       [&](llvm::ArrayRef<tcl::MeasureInput> batch) {
-                         return measurer.measure(batch);
-                       });
-      auto report = tuner.tune(*module, &llvm::errs());
-      if (!report) {
-        llvm::errs() << "tcl-compile: " << llvm::toString(report.takeError())
-                     << "\n";
-        return 1;
-      }
-      tcl::printTuningTable(*report, llvm::errs());
-      if (!tuningCurve.empty()) {
-        std::error_code ec;
-        llvm::raw_fd_ostream svg(tuningCurve, ec);
-        if (ec) {
-          llvm::errs() << "tcl-compile: cannot write '" << tuningCurve
-                       << "': " << ec.message() << "\n";
-          return 1;
-        }
-        tcl::writeTuningCurveSvg(*report, svg);
-      }
-    }
-    auto applied =
-        tcl::applyTunedSchedules(*module, **database, platform);
-    if (!applied) {
-      llvm::errs() << "tcl-compile: " << llvm::toString(applied.takeError())
-                   << "\n";
-      return 1;
-    }
-    llvm::errs() << "tcl-compile: " << *applied
-                 << " task(s) use tuned schedules from " << tuningDb << "\n";
-  }
-
-  if (emitKind == EmitKind::Graph) {
-    tcl::extractTasks(*module);
-    return writeModule(*module);
-  }
-
-  if (dumpTasks) {
-    std::vector<tcl::TaskSummary> tasks = tcl::extractTasks(*module);
-    double total = 0;
-    llvm::outs()
-        << "| task | anchor | weight | epilogue ops | MFLOP | "
-           "workload key |\n| --- | --- | ---: | ---: | ---: | --- |\n";
-    for (const tcl::TaskSummary &task : tasks) {
-      llvm::outs() << "| " << task.name << " | " << task.anchorName << " | "
-                   << task.weight << " | " << task.epilogueOps << " | "
-                   << llvm::format("%.3f", task.flops * 1e-6) << " | "
-                   << task.key << " |\n";
-      total += task.flops * task.weight;
-    }
-    llvm::outs() << tasks.size() << " tasks, "
-                 << llvm::format("%.3f", total * 1e-9) << " GFLOP in all\n";
-    return 0;
-  }
-
-  // The C API of the entry function, read before lowering changes it.
-  std::optional<tcl::ModelInterface> api;
-  if (emitKind == EmitKind::SharedLibrary &&
-      module->lookupSymbol<func::FuncOp>(apiEntry)) {
-    auto iface = tcl::ModelInterface::fromFunction(*module, apiEntry, platform);
-    if (!iface) {
-      llvm::errs() << "tcl-compile: " << llvm::toString(iface.takeError())
-                   << "\n";
-      return 1;
-    }
-    api = std::move(*iface);
-  }
-
-  PassManager pm(&context);
-  if (emitKind == EmitKind::MLIR) {
-    pm.addPass(tcl::createApplySchedule());
-  } else {
-    tcl::LoweringOptions lowering;
-    lowering.platform = platform;
-    tcl::buildLowerToLLVMPipeline(pm, lowering);
-  }
-  if (failed(pm.run(*module)))
-    return 1;
-
-  if (emitKind == EmitKind::MLIR) {
-    return writeModule(*module);
-  }
-
   auto fail = [](llvm::Error error) {
     llvm::errs() << "tcl-compile: " << llvm::toString(std::move(error)) << "\n";
     return 1;
   };
-  if (emitKind != EmitKind::LLVM && outputFilename == "-") {
-    llvm::errs() << "tcl-compile: --emit=obj|so needs an output file (-o)\n";
-    return 1;
-  }
-  if (emitKind == EmitKind::SharedLibrary) {
-    if (llvm::Error error =
-            tcl::emitSharedLibrary(*module, platform.getTarget(),
-                                   platform.getThreads() > 1,
-                                   outputFilename, api ? api->getSource() : ""))
-      return fail(std::move(error));
-    if (api) {
-      llvm::SmallString<128> header(outputFilename.getValue());
-      llvm::sys::path::replace_extension(header, "h");
-      std::unique_ptr<llvm::ToolOutputFile> out =
-          openOutputFile(header, &errorMessage);
-      if (!out) {
-        llvm::errs() << "tcl-compile: " << errorMessage << "\n";
-        return 1;
-      }
-      out->os() << api->getHeader();
-      out->keep();
+
+  tcl::CompileOptions options;
+  options.input = inputFilename;
+  options.output = outputFilename;
+  options.emit = dumpTasks ? tcl::EmitKind::Tasks : emitKind.getValue();
+  // An unknown target fails before the (possibly long) import.
+  if (!targetName.empty()) {
+    options.target = tcl::lookupTargetArch(targetName);
+    if (!options.target) {
+      llvm::errs() << "tcl-compile: unknown target '" << targetName
+                   << "'; known targets:";
+      for (const tcl::TargetArch &known : tcl::getTargetArchs())
+        llvm::errs() << " " << known.name;
+      llvm::errs() << "\n";
+      return 1;
     }
-    return 0;
   }
-  auto machine = tcl::createTargetMachine(platform.getTarget());
-  if (!machine)
-    return fail(machine.takeError());
-  llvm::LLVMContext llvmContext;
-  auto llvmModule = tcl::translateAndOptimize(*module, llvmContext, **machine);
-  if (!llvmModule)
-    return fail(llvmModule.takeError());
-  if (emitKind == EmitKind::Object) {
-    if (llvm::Error error =
-            tcl::writeObjectFile(**llvmModule, **machine, outputFilename))
+  options.threads = numThreads;
+  for (const std::string &shape : inputShapes)
+    if (llvm::Error error = tcl::parseInputShape(shape, options.import))
       return fail(std::move(error));
-    return 0;
-  }
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &errorMessage);
-  if (!output) {
-    llvm::errs() << "tcl-compile: " << errorMessage << "\n";
-    return 1;
-  }
-  (*llvmModule)->print(output->os(), nullptr);
-  output->keep();
+  for (const std::string &binding : boundInputs)
+    if (llvm::Error error = tcl::parseBoundInput(binding, options.import))
+      return fail(std::move(error));
+  options.optimizeGraph = optimizeGraph;
+  options.entry = apiEntry;
+  options.tuningDatabase = tuningDb;
+  options.tune = tune;
+  options.tuning.trials = trials;
+  options.tuning.resume = resume;
+  options.tuning.costModel = costModel;
+  options.tuning.costModelFile = costModelFile;
+  options.tuning.seed = seed;
+  options.tuning.batchSize = batchSize;
+  options.measure.repeats = measureRepeats;
+  options.measure.timeoutSeconds = measureTimeout;
+  options.measure.parallelBuilds =
+      parallelBuilds ? parallelBuilds : tcl::getDefaultParallelBuilds();
+  options.tuningCurve = tuningCurve;
+
+  llvm::Expected<tcl::CompileReport> report =
+      tcl::compileModel(options, &llvm::errs());
+  if (!report)
+    return fail(report.takeError());
+  if (report->tuning)
+    tcl::printTuningTable(*report->tuning, llvm::errs());
+  if (!tuningDb.empty())
+    llvm::errs() << "tcl-compile: " << report->tunedTasks
+                 << " task(s) use tuned schedules from " << tuningDb << "\n";
   return 0;
 }
