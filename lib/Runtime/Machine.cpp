@@ -204,6 +204,21 @@ void readCacheSizes(HardwareFeatures &features) {
 
 } // namespace
 
+std::string mlir::tcl::describeHost() {
+  std::string model = "unknown CPU";
+  if (auto cpuinfo = llvm::MemoryBuffer::getFileAsStream("/proc/cpuinfo")) {
+    llvm::SmallVector<llvm::StringRef> lines;
+    (*cpuinfo)->getBuffer().split(lines, '\n');
+    for (llvm::StringRef line : lines)
+      if (line.starts_with("model name")) {
+        model = line.split(':').second.trim().str();
+        break;
+      }
+  }
+  return model + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
+         " logical cores";
+}
+
 llvm::Expected<HardwareFeatures>
 mlir::tcl::probeHardware(const Platform &platform) {
   const TargetArch &target = platform.getTarget();

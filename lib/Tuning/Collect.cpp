@@ -5,10 +5,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/Collect.h"
-#include "tcl/Runtime/Machine.h"
+#include "tcl/Transforms/TaskExtraction.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -293,130 +297,93 @@ MeasureInput mlir::tcl::makeReferenceInput(const Platform &platform) {
   return input;
 }
 
+
 //===----------------------------------------------------------------------===//
-// Load guard
+// Collection
 //===----------------------------------------------------------------------===//
 
-static void say(llvm::raw_ostream *log, const llvm::Twine &message) {
-  if (log) {
-    *log << "collect: " << message << "\n";
-    log->flush();
+/// Moves the functions of `from` into `into`, renamed `<prefix>_<name>`.
+static void mergeInto(ModuleOp into, ModuleOp from, llvm::StringRef prefix) {
+  SymbolTable symbols(from);
+  for (auto function : llvm::make_early_inc_range(from.getOps<func::FuncOp>())) {
+    std::string name = (prefix + "_" + function.getSymName()).str();
+    if (failed(symbols.rename(function, name)))
+      continue;
+    function->moveBefore(into.getBody(), into.getBody()->end());
   }
 }
 
-llvm::Error mlir::tcl::waitForQuietMachine(const LoadGuardOptions &options,
-                                           LoadGuardStats &stats,
-                                           llvm::raw_ostream *log,
-                                           LoadEnvironment &environment) {
-  double start = environment.nowSeconds();
-  bool announced = false;
-  for (;;) {
-    ++stats.quietWindows;
-    std::function<double()> window = environment.startWindow();
-    environment.sleep(options.quietWindowSeconds);
-    double load = window();
-    double waited = environment.nowSeconds() - start;
-    if (load <= options.maxForeignCores) {
-      if (announced)
-        say(log, "machine quiet again after " +
-                     llvm::formatv("{0:F0}", waited).str() + " s");
-      stats.waitedSeconds += waited;
-      return llvm::Error::success();
-    }
-    if (!announced)
-      say(log, "machine busy (" + llvm::formatv("{0:F2}", load).str() +
-                   " foreign cores): waiting");
-    announced = true;
-    if (waited > options.maxWaitSeconds)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "the machine stayed busy for " +
-                                         llvm::formatv("{0:F0}", waited).str() +
-                                         " s");
-  }
+static llvm::Error collectError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-MeasureFn mlir::tcl::guardAgainstLoad(MeasureFn measure, MeasureInput reference,
-                                      LoadGuardOptions options,
-                                      LoadGuardStats &stats,
-                                      llvm::raw_ostream *log,
-                                      LoadEnvironment &environment) {
-  auto referenceTimings = std::make_shared<std::vector<double>>();
-  // Whether the last batch measured ran on a quiet machine.
-  auto lastBatchQuiet = std::make_shared<bool>(false);
-  auto waitUntilQuiet = [=, &stats, &environment] {
-    return waitForQuietMachine(options, stats, log, environment);
+llvm::Expected<CollectReport>
+mlir::tcl::collectDataset(TuningDatabase &database,
+                          const CollectOptions &options, MLIRContext *context,
+                          llvm::raw_ostream *log) {
+  context->loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> merged = ModuleOp::create(UnknownLoc::get(context));
+  // Sources: the graph files' stems and "random".
+  std::vector<std::pair<std::string, OwningOpRef<ModuleOp>>> sources;
+  for (const std::string &path : options.graphs) {
+    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(path, context);
+    if (!module)
+      return collectError("cannot parse '" + path + "'");
+    sources.emplace_back(llvm::sys::path::stem(path).str(), std::move(module));
+  }
+  if (options.randomTasks > 0) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+        generateRandomTasks(options.randomTasks, options.seed), context);
+    if (!module)
+      return collectError("the random tasks do not parse");
+    sources.emplace_back("random", std::move(module));
+  }
+  if (sources.empty())
+    return collectError(
+        "nothing to collect: give graph files or --random-tasks");
+  std::vector<std::pair<std::string, std::string>> keySources;
+  for (auto &[name, module] : sources) {
+    for (const TaskSummary &task : extractTasks(*module))
+      keySources.emplace_back(task.key, name);
+    mergeInto(*merged, *module, name);
+  }
+  CollectReport report;
+  report.tasks = extractTasks(*merged).size();
+  report.sources = sources.size();
+  if (log)
+    *log << "collect: " << report.tasks << " distinct tasks from "
+         << report.sources << " source(s), " << options.programsPerTask
+         << " programs each on " << options.platform.getName() << "\n";
+  for (const auto &[key, source] : keySources)
+    if (llvm::Error error = database.addWorkloadSource(key, source))
+      return std::move(error);
+
+  Measurer measurer(options.measure);
+  MeasureFn measure = [&](llvm::ArrayRef<MeasureInput> batch) {
+    return measurer.measure(batch);
   };
-  // Times the reference once, when the machine is quiet.
-  auto timeReference = [=, &stats, &environment]() -> llvm::Expected<double> {
-    for (;;) {
-      if (llvm::Error error = waitUntilQuiet())
-        return std::move(error);
-      std::function<double()> window = environment.startWindow();
-      std::vector<MeasureResult> results = measure({reference});
-      if (window() > options.maxForeignCores)
-        continue;
-      if (results.empty() || results[0].status != MeasureStatus::Ok)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       "the reference kernel failed: " +
-                                           (results.empty()
-                                                ? std::string("no result")
-                                                : results[0].message));
-      ++stats.referenceTimings;
-      stats.referenceSeconds = results[0].medianSeconds;
-      return results[0].medianSeconds;
-    }
-  };
-  return [=, &stats, &environment](
-             llvm::ArrayRef<MeasureInput> batch) -> std::vector<MeasureResult> {
-    bool checkReference = !reference.workload.empty() &&
-                          options.referenceEvery > 0 &&
-                          stats.batches % options.referenceEvery == 0;
-    if (checkReference) {
-      for (unsigned attempt = 0;; ++attempt) {
-        llvm::Expected<double> seconds = timeReference();
-        if (!seconds) {
-          say(log, llvm::toString(seconds.takeError()));
-          break;
-        }
-        // The first three timings set the baseline (their best).
-        if (referenceTimings->size() < 3) {
-          referenceTimings->push_back(*seconds);
-          if (referenceTimings->size() < 3)
-            continue;
-          break;
-        }
-        double baseline = *std::min_element(referenceTimings->begin(),
-                                            referenceTimings->end());
-        if (*seconds <= options.referenceTolerance * baseline)
-          break;
-        ++stats.referenceWaits;
-        say(log, "reference kernel at " +
-                     llvm::formatv("{0:F3}", *seconds / baseline).str() +
-                     "x its baseline: waiting 30 s");
-        if (attempt * 30.0 > options.maxWaitSeconds)
-          break;
-        environment.sleep(30);
-      }
-    }
-    for (;;) {
-      bool gaveUp = false;
-      if (!*lastBatchQuiet) {
-        if (llvm::Error error = waitUntilQuiet()) {
-          say(log, llvm::toString(std::move(error)) + "; measuring anyway");
-          gaveUp = true;
-        }
-      }
-      std::function<double()> window = environment.startWindow();
-      std::vector<MeasureResult> results = measure(batch);
-      double load = window();
-      *lastBatchQuiet = load <= options.maxForeignCores;
-      if (*lastBatchQuiet || gaveUp) {
-        ++stats.batches;
-        return results;
-      }
-      ++stats.remeasured;
-      say(log, "foreign load " + llvm::formatv("{0:F2}", load).str() +
-                   " cores during a batch: measuring it again");
-    }
-  };
+  if (options.maxForeignLoad >= 0) {
+    LoadGuardOptions guardOptions;
+    guardOptions.maxForeignCores = options.maxForeignLoad;
+    measure = guardAgainstLoad(measure, makeReferenceInput(options.platform),
+                               guardOptions, report.guard, log);
+    // The tuner probes the hardware first: its figures are features, so
+    // they are taken on a quiet machine.
+    if (llvm::Error error = waitForQuietMachine(guardOptions, report.guard, log))
+      return std::move(error);
+  }
+
+  TuningOptions tuning;
+  tuning.platform = options.platform;
+  tuning.trialsPerTask = options.programsPerTask;
+  tuning.randomFraction = options.randomFraction;
+  tuning.batchSize = options.batchSize;
+  tuning.costModel = "random";
+  tuning.seed = options.seed;
+  Tuner tuner(database, tuning, measure);
+  auto tuned = tuner.tune(*merged, log);
+  if (!tuned)
+    return tuned.takeError();
+  report.tuning = std::move(*tuned);
+  return report;
 }

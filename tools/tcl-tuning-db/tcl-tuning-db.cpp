@@ -24,18 +24,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Registration/Registration.h"
+#include "tcl/Runtime/Machine.h"
 #include "tcl/Support/CommandLine.h"
-#include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Collect.h"
 #include "tcl/Tuning/Database.h"
 #include "tcl/Tuning/Dataset.h"
 #include "tcl/Tuning/Evaluation.h"
 #include "tcl/Tuning/Tuner.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/SymbolTable.h"
-#include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -74,7 +71,7 @@ static llvm::cl::opt<std::string> outputPath("o",
 
 static llvm::cl::opt<std::string> platformName(
     "platform",
-    llvm::cl::desc("TargetArch to evaluate on or collect for, "
+    llvm::cl::desc("Platform to evaluate on or collect for, "
                    "<target>/<threads>t (x86-avx512/1t, x86-avx512/2t, "
                    "x86-avx2/1t, x86-sse42/1t; default: this host's with "
                    "one thread)"),
@@ -140,35 +137,6 @@ static int fail(llvm::Error error) {
   return 1;
 }
 
-/// The CPU model and core count, for a dataset's manifest.
-static std::string describeMachine() {
-  std::string model = "unknown CPU";
-  if (auto cpuinfo = llvm::MemoryBuffer::getFileAsStream("/proc/cpuinfo")) {
-    llvm::SmallVector<llvm::StringRef> lines;
-    (*cpuinfo)->getBuffer().split(lines, '\n');
-    for (llvm::StringRef line : lines)
-      if (line.starts_with("model name")) {
-        model = line.split(':').second.trim().str();
-        break;
-      }
-  }
-  return model + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
-         " logical cores";
-}
-
-/// Moves the functions of `from` into `into`, renamed `<prefix>_<name>`.
-static void mergeInto(mlir::ModuleOp into, mlir::ModuleOp from,
-                      llvm::StringRef prefix) {
-  mlir::SymbolTable symbols(from);
-  for (auto function :
-       llvm::make_early_inc_range(from.getOps<mlir::func::FuncOp>())) {
-    std::string name = (prefix + "_" + function.getSymName()).str();
-    if (mlir::failed(symbols.rename(function, name)))
-      continue;
-    function->moveBefore(into.getBody(), into.getBody()->end());
-  }
-}
-
 static int collect(TuningDatabase &database) {
   llvm::Expected<Platform> platform = Platform::parse(platformName);
   if (!platform)
@@ -177,99 +145,39 @@ static int collect(TuningDatabase &database) {
   // measurement workers) from everything else by process group.
   setpgid(0, 0);
 
+  CollectOptions options;
+  options.platform = *platform;
+  options.graphs = files;
+  options.randomTasks = randomTasks;
+  options.programsPerTask = programsPerTask;
+  options.seed = seed;
+  options.batchSize = batchSize;
+  options.randomFraction = randomFraction;
+  options.measure.repeats = measureRepeats;
+  options.measure.warmup = 1;
+  options.measure.timeoutSeconds = measureTimeout;
+  options.measure.parallelBuilds =
+      parallelBuilds ? parallelBuilds : getDefaultParallelBuilds();
+  options.maxForeignLoad = maxForeignLoad;
   mlir::DialectRegistry registry;
   registerTclDialects(registry);
   mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  mlir::OwningOpRef<mlir::ModuleOp> merged =
-      mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
-  // Sources: the graph files' stems and "random".
-  std::vector<std::pair<std::string, mlir::OwningOpRef<mlir::ModuleOp>>>
-      sources;
-  for (const std::string &path : files) {
-    mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::parseSourceFile<mlir::ModuleOp>(path, &context);
-    if (!module)
-      return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                          "cannot parse '" + path + "'"));
-    sources.emplace_back(llvm::sys::path::stem(path).str(), std::move(module));
-  }
-  if (randomTasks > 0) {
-    mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::parseSourceString<mlir::ModuleOp>(
-            generateRandomTasks(randomTasks, seed), &context);
-    if (!module)
-      return fail(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                          "the random tasks do not parse"));
-    sources.emplace_back("random", std::move(module));
-  }
-  if (sources.empty())
-    return fail(llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "nothing to collect: give graph files or --random-tasks"));
-  std::vector<std::pair<std::string, std::string>> keySources;
-  for (auto &[name, module] : sources) {
-    for (const TaskSummary &task : extractTasks(*module))
-      keySources.emplace_back(task.key, name);
-    mergeInto(*merged, *module, name);
-  }
-  std::vector<TaskSummary> tasks = extractTasks(*merged);
-  llvm::errs() << "collect: " << tasks.size() << " distinct tasks from "
-               << sources.size() << " source(s), " << programsPerTask
-               << " programs each on " << platformName << "\n";
-
-  for (const auto &[key, source] : keySources)
-    if (llvm::Error error = database.addWorkloadSource(key, source))
-      return fail(std::move(error));
-
-  MeasureOptions measureOptions;
-  measureOptions.repeats = measureRepeats;
-  measureOptions.warmup = 1;
-  measureOptions.timeoutSeconds = measureTimeout;
-  measureOptions.parallelBuilds =
-      parallelBuilds ? parallelBuilds : getDefaultParallelBuilds();
-  Measurer measurer(measureOptions);
-  MeasureFn measure = [&](llvm::ArrayRef<MeasureInput> batch) {
-    return measurer.measure(batch);
-  };
-  LoadGuardOptions guardOptions;
-  LoadGuardStats guardStats;
-  if (maxForeignLoad >= 0) {
-    guardOptions.maxForeignCores = maxForeignLoad;
-    measure = guardAgainstLoad(
-        measure, makeReferenceInput(*platform),
-        guardOptions, guardStats, &llvm::errs());
-    // The tuner probes the hardware first: its figures are features, so
-    // they are taken on a quiet machine.
-    if (llvm::Error error =
-            waitForQuietMachine(guardOptions, guardStats, &llvm::errs()))
-      return fail(std::move(error));
-  }
-
-  TuningOptions options;
-  options.platform = *platform;
-  options.trialsPerTask = programsPerTask;
-  options.randomFraction = randomFraction;
-  options.batchSize = batchSize;
-  options.costModel = "random";
-  options.seed = seed;
-  Tuner tuner(database, options, measure);
-  auto report = tuner.tune(*merged, &llvm::errs());
+  auto report = collectDataset(database, options, &context, &llvm::errs());
   if (!report)
     return fail(report.takeError());
   unsigned trials = 0, failures = 0;
-  for (const TaskReport &task : report->tasks) {
+  for (const TaskReport &task : report->tuning.tasks) {
     trials += task.trials;
     failures += task.failures;
   }
-  llvm::errs() << "collect: " << report->tasks.size() << " tasks, " << trials
-               << " programs on " << platformName << " (" << failures
-               << " failed), " << report->skipped.size()
-               << " tasks without a search space; " << guardStats.remeasured
+  llvm::errs() << "collect: " << report->tuning.tasks.size() << " tasks, "
+               << trials << " programs on " << platformName << " ("
+               << failures << " failed), " << report->tuning.skipped.size()
+               << " tasks without a search space; " << report->guard.remeasured
                << " batches re-measured for foreign load, "
-               << guardStats.referenceWaits
+               << report->guard.referenceWaits
                << " waits for the reference kernel\n";
-  for (const std::string &skipped : report->skipped)
+  for (const std::string &skipped : report->tuning.skipped)
     llvm::errs() << "  skipped: " << skipped << "\n";
   return 0;
 }
@@ -383,7 +291,7 @@ int main(int argc, char **argv) {
     DatasetManifest manifest;
     manifest.command = "tcl-tuning-db " + databasePath + " export-dataset";
     manifest.date = currentTimeIso();
-    manifest.machine = describeMachine();
+    manifest.machine = describeHost();
     manifest.notes = note;
     if (seed.getNumOccurrences())
       manifest.seed = std::to_string(seed);

@@ -26,8 +26,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 namespace mlir::tcl {
+
+/// The host's CPU model and logical core count, e.g. "AMD EPYC, 2 logical
+/// cores" (for datasets' manifests and benchmark tables).
+std::string describeHost();
 
 /// Probes the host for `platform` run on `threads` threads. Fails if the
 /// host cannot execute the platform's ISA. Takes about a second.

@@ -4,28 +4,24 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The pieces of dataset collection (tcl-tuning-db collect) that are not the
-// tuner's own collection mode (TuningOptions::trialsPerTask):
-//
-//  - random tasks: operators of the shapes CNNs and Transformers use
-//    (matmul with or without a bias/ReLU epilogue, batch matmul, NHWC
-//    convolution, depthwise convolution, max and sum pooling), sampled with
-//    a seed, as one module of one function per task, so the same task
-//    extraction and search apply to them as to a model;
-//  - a load guard around measurement: a batch measured while something
-//    else kept the machine busy is thrown away and measured again once the
-//    machine is quiet, and a reference kernel timed now and then must stay
-//    within a tolerance of its first timing, or collection waits.
+// Dataset collection (tcl-tuning-db collect): the tasks of model graphs and
+// random tasks (operators of the shapes CNNs and Transformers use: matmul
+// with or without a bias/ReLU epilogue, batch matmul, NHWC convolution,
+// depthwise convolution, max and sum pooling, sampled with a seed), each
+// measured to a quota of programs by the tuner's collection mode
+// (TuningOptions::trialsPerTask) behind a load guard (LoadGuard.h).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TCL_TUNING_COLLECT_H
 #define TCL_TUNING_COLLECT_H
 
-#include "tcl/Runtime/Machine.h"
+#include "tcl/Tuning/Database.h"
+#include "tcl/Tuning/LoadGuard.h"
 #include "tcl/Tuning/Tuner.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::tcl {
 
@@ -34,55 +30,48 @@ namespace mlir::tcl {
 /// and 3e8 so a candidate runs in milliseconds.
 std::string generateRandomTasks(unsigned count, uint64_t seed);
 
-struct LoadGuardOptions {
-  /// A batch is re-measured when processes outside this process group
-  /// kept more than this many cores busy on average while it ran.
-  double maxForeignCores = 0.25;
-  /// Before the first batch, and after a disturbed one, wait until a
-  /// window of this length is that quiet. After a quiet batch the next one
-  /// starts at once: its own load reading catches anything new, and a
-  /// window before every batch would cost more time than measuring.
-  double quietWindowSeconds = 2;
-  /// Time the reference every this many batches (0: never) ...
-  unsigned referenceEvery = 25;
-  /// ... and wait while its median is more than this factor above the
-  /// best of its first timings.
-  double referenceTolerance = 1.15;
-  /// Give up (an error) after waiting this long for a quiet machine.
-  double maxWaitSeconds = 6 * 3600;
-};
-
-/// Counters of what the guard did.
-struct LoadGuardStats {
-  unsigned batches = 0, remeasured = 0, referenceTimings = 0,
-           referenceWaits = 0, quietWindows = 0;
-  double waitedSeconds = 0;
-  double referenceSeconds = 0;
-};
-
-/// Blocks until a window of LoadGuardOptions::quietWindowSeconds passes
-/// with at most maxForeignCores of foreign load; an error after
-/// maxWaitSeconds. Load, clock and waits come from `environment`.
-llvm::Error waitForQuietMachine(
-    const LoadGuardOptions &options, LoadGuardStats &stats,
-    llvm::raw_ostream *log,
-    LoadEnvironment &environment = LoadEnvironment::machine());
-
-/// Wraps `measure`: each batch runs when the machine is quiet and is
-/// measured again if it was not quiet throughout (see quietWindowSeconds).
-/// `reference` is a candidate timed every LoadGuardOptions::referenceEvery
-/// batches (empty workload: no reference). Messages go to `log`, if any;
-/// `stats` is updated as it goes. Load, clock and waits come from
-/// `environment`, which must outlive the returned function.
-MeasureFn
-guardAgainstLoad(MeasureFn measure, MeasureInput reference,
-                 LoadGuardOptions options, LoadGuardStats &stats,
-                 llvm::raw_ostream *log,
-                 LoadEnvironment &environment = LoadEnvironment::machine());
-
 /// A 256x256x256 matmul on `platform`: the reference
 /// kernel of collection (workload and candidate, default schedule).
 MeasureInput makeReferenceInput(const Platform &platform);
+
+struct CollectOptions {
+  /// The platform measured (this host must run it).
+  Platform platform = Platform::host();
+  /// Model graphs (tcl-compile --emit=graph), each a source named by its
+  /// file's stem.
+  std::vector<std::string> graphs;
+  /// Random tasks to add (source "random").
+  unsigned randomTasks = 0;
+  /// Measured programs per task, counting what the database has.
+  unsigned programsPerTask = 100;
+  /// Seed of the random tasks and of the sampling.
+  uint64_t seed = 1;
+  /// Programs per task and turn (one transaction).
+  unsigned batchSize = 10;
+  /// Share of each batch sampled uniformly; the rest comes from the
+  /// evolutionary search.
+  double randomFraction = 0.5;
+  MeasureOptions measure;
+  /// Re-measure a batch when other processes kept more than this many
+  /// cores busy meanwhile; negative: no load guard.
+  double maxForeignLoad = 0.25;
+};
+
+struct CollectReport {
+  /// Distinct tasks of all sources, and the sources.
+  size_t tasks = 0, sources = 0;
+  TuningReport tuning;
+  LoadGuardStats guard;
+};
+
+/// Measures programs of the tasks of `options.graphs` and of random tasks
+/// into `database` until every task has its quota on the platform; a run
+/// stopped at any point resumes where it stopped. Records each task's
+/// sources (for held-out-model splits). Progress goes to `log`, if any.
+llvm::Expected<CollectReport> collectDataset(TuningDatabase &database,
+                                             const CollectOptions &options,
+                                             MLIRContext *context,
+                                             llvm::raw_ostream *log);
 
 } // namespace mlir::tcl
 
