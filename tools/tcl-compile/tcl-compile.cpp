@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Driver/Compiler.h"
+#include "tcl/Driver/ToolOptions.h"
 #include "tcl/Support/CommandLine.h"
 #include "tcl/Target/Platform.h"
 #include "tcl/Tuning/Report.h"
@@ -51,13 +52,9 @@ static llvm::cl::opt<std::string>
     outputFilename("o", llvm::cl::desc("Output file"),
                    llvm::cl::value_desc("filename"), llvm::cl::init("-"),
                    llvm::cl::cat(toolCategory));
-static const std::string targetHelp =
-    "Target platform (x86-avx512, x86-avx2, x86-sse42, nvptx-sm90; default: "
-    "that of the input's schedules, else this host's, " +
-    tcl::getHostTargetArch().name.str() + ")";
-static llvm::cl::opt<std::string> targetName("target",
-                                             llvm::cl::desc(targetHelp),
-                                             llvm::cl::cat(toolCategory));
+static tcl::PlatformFlags platformFlags(
+    toolCategory, "that of the input's schedules, else this host's, " +
+                      tcl::getHostTargetArch().name.str());
 static llvm::cl::opt<tcl::EmitKind> emitKind(
     "emit", llvm::cl::desc("What to produce"),
     llvm::cl::values(
@@ -80,10 +77,6 @@ static llvm::cl::opt<bool> dumpTasks(
     llvm::cl::desc("List the tasks (anchor + epilogue, deduplicated by "
                    "workload key) with weights and FLOPs, and stop"),
     llvm::cl::cat(toolCategory));
-static llvm::cl::opt<unsigned>
-    numThreads("num-threads",
-               llvm::cl::desc("Threads that run parallel loops (OpenMP)"),
-               llvm::cl::init(1), llvm::cl::cat(toolCategory));
 
 // Tuning (the built-in search) and the tuning database.
 static llvm::cl::OptionCategory tuningCategory("Tuning options");
@@ -116,29 +109,15 @@ static llvm::cl::opt<std::string> costModelFile(
     llvm::cl::desc("A trained model to start from (tcl-cost-model train); "
                    "it is fine-tuned online on this run's measurements"),
     llvm::cl::init(""), llvm::cl::cat(tuningCategory));
-static llvm::cl::opt<uint64_t> seed("seed",
-                                    llvm::cl::desc("Seed of the search"),
-                                    llvm::cl::init(1),
-                                    llvm::cl::cat(tuningCategory));
-static llvm::cl::opt<unsigned>
-    batchSize("batch-size",
-              llvm::cl::desc("Candidates measured per search round"),
-              llvm::cl::init(16), llvm::cl::cat(tuningCategory));
-static llvm::cl::opt<unsigned>
-    measureRepeats("measure-repeats",
-                   llvm::cl::desc("Timed runs per candidate"),
-                   llvm::cl::init(10), llvm::cl::cat(tuningCategory));
-static llvm::cl::opt<unsigned> parallelBuilds(
-    "parallel-builds",
-    llvm::cl::desc("Candidates compiled at the same time (default: one a "
-                   "core); timed runs still go one at a time, with no "
-                   "build running"),
-    llvm::cl::init(0), llvm::cl::cat(tuningCategory));
-static llvm::cl::opt<double> measureTimeout(
-    "measure-timeout",
-    llvm::cl::desc("Seconds a candidate may take (compile, check, runs) "
-                   "before it is recorded as a timeout"),
-    llvm::cl::init(30), llvm::cl::cat(tuningCategory));
+static tcl::SearchFlags searchFlags(tuningCategory, "Seed of the search",
+                                    "Candidates measured per search round",
+                                    /*defaultBatchSize=*/16);
+static tcl::MeasureFlags measureFlags(tuningCategory, [] {
+  tcl::MeasureOptions defaults;
+  defaults.repeats = 10;
+  defaults.timeoutSeconds = 30;
+  return defaults;
+}());
 static llvm::cl::opt<std::string> tuningCurve(
     "tuning-curve",
     llvm::cl::desc("Write the tuning curves (best latency vs trials) as SVG"),
@@ -160,18 +139,11 @@ int main(int argc, char **argv) {
   options.output = outputFilename;
   options.emit = dumpTasks ? tcl::EmitKind::Tasks : emitKind.getValue();
   // An unknown target fails before the (possibly long) import.
-  if (!targetName.empty()) {
-    options.target = tcl::lookupTargetArch(targetName);
-    if (!options.target) {
-      llvm::errs() << "tcl-compile: unknown target '" << targetName
-                   << "'; known targets:";
-      for (const tcl::TargetArch &known : tcl::getTargetArchs())
-        llvm::errs() << " " << known.name;
-      llvm::errs() << "\n";
-      return 1;
-    }
-  }
-  options.threads = numThreads;
+  llvm::Expected<const tcl::TargetArch *> target = platformFlags.getTarget();
+  if (!target)
+    return fail(target.takeError());
+  options.target = *target;
+  options.threads = platformFlags.getThreads();
   for (const std::string &shape : inputShapes)
     if (llvm::Error error = tcl::parseInputShape(shape, options.import))
       return fail(std::move(error));
@@ -186,12 +158,9 @@ int main(int argc, char **argv) {
   options.tuning.resume = resume;
   options.tuning.costModel = costModel;
   options.tuning.costModelFile = costModelFile;
-  options.tuning.seed = seed;
-  options.tuning.batchSize = batchSize;
-  options.measure.repeats = measureRepeats;
-  options.measure.timeoutSeconds = measureTimeout;
-  options.measure.parallelBuilds =
-      parallelBuilds ? parallelBuilds : tcl::getDefaultParallelBuilds();
+  options.tuning.seed = searchFlags.getSeed();
+  options.tuning.batchSize = searchFlags.getBatchSize();
+  options.measure = measureFlags.get();
   options.tuningCurve = tuningCurve;
 
   llvm::Expected<tcl::CompileReport> report =

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tcl/Driver/ToolOptions.h"
 #include "tcl/Frontend/OnnxImporter.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Kernel.h"
@@ -55,16 +56,10 @@ static llvm::cl::list<std::string> inputShapes(
     "input-shape",
     llvm::cl::desc("Static shape of an ONNX graph input: name=1x3x224x224"),
     llvm::cl::cat(toolCategory));
-static const std::string targetHelp =
-    "CPU platform (default: that of the input's schedules, else this "
-    "host's, " +
-    getHostTargetArch().name.str() + ")";
-static llvm::cl::opt<std::string> targetName("target",
-                                             llvm::cl::desc(targetHelp),
-                                             llvm::cl::cat(toolCategory));
-static llvm::cl::opt<unsigned>
-    numThreads("num-threads", llvm::cl::desc("Threads of parallel loops"),
-               llvm::cl::init(1), llvm::cl::cat(toolCategory));
+static PlatformFlags platformFlags(toolCategory,
+                                   "that of the input's schedules, else this "
+                                   "host's, " +
+                                       getHostTargetArch().name.str());
 static llvm::cl::opt<std::string>
     library("library",
             llvm::cl::desc("Run this shared library (from tcl-compile "
@@ -125,6 +120,7 @@ int main(int argc, char **argv) {
 
   // The signature, from the function's tensor types, and its FLOPs.
   KernelSignature signature;
+  std::string defaultTarget;
   double flops = 0;
   {
     DialectRegistry registry;
@@ -139,11 +135,11 @@ int main(int argc, char **argv) {
       return fail(parsed.takeError());
     signature = std::move(*parsed);
     flops = countEntryFlops(*module);
-    if (targetName.empty())
-      targetName = getDefaultTarget(*module).str();
+    defaultTarget = getDefaultTarget(*module).str();
   }
 
-  llvm::Expected<Platform> platform = Platform::get(targetName, numThreads);
+  llvm::Expected<Platform> platform =
+      platformFlags.getPlatform(*lookupTargetArch(defaultTarget));
   if (!platform)
     return fail(platform.takeError());
 
@@ -202,7 +198,8 @@ int main(int argc, char **argv) {
   bool ok = maxError <= 1e-3;
   llvm::outs() << "kernel @" << entry << " ("
                << (library.empty() ? "JIT" : "shared library " + library)
-               << "), " << targetName << ", " << numThreads << " thread(s)\n";
+               << "), " << platform->getTargetName() << ", "
+               << platform->getThreads() << " thread(s)\n";
   llvm::outs() << llvm::format(
       "check: max relative error %.2e against %s: "
       "%s\n",

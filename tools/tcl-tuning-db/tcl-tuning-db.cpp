@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tcl/Driver/ToolOptions.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Machine.h"
 #include "tcl/Support/CommandLine.h"
@@ -99,33 +100,22 @@ static llvm::cl::opt<unsigned> programsPerTask(
     llvm::cl::desc("Measured programs per task and platform (the default "
                    "schedule included), counting what the database has"),
     llvm::cl::init(100), llvm::cl::cat(collectCategory));
-static llvm::cl::opt<uint64_t> seed("seed",
-                                    llvm::cl::desc("Seed of the random tasks "
-                                                   "and of the sampling"),
-                                    llvm::cl::init(1),
-                                    llvm::cl::cat(collectCategory));
-static llvm::cl::opt<unsigned>
-    batchSize("batch-size",
-              llvm::cl::desc("Programs per task and turn (one transaction)"),
-              llvm::cl::init(10), llvm::cl::cat(collectCategory));
+static SearchFlags searchFlags(collectCategory,
+                               "Seed of the random tasks and of the sampling",
+                               "Programs per task and turn (one transaction)",
+                               /*defaultBatchSize=*/10);
 static llvm::cl::opt<double> randomFraction(
     "random-fraction",
     llvm::cl::desc("Share of each batch sampled uniformly; the rest comes "
                    "from the evolutionary search"),
     llvm::cl::init(0.5), llvm::cl::cat(collectCategory));
-static llvm::cl::opt<unsigned>
-    measureRepeats("measure-repeats", llvm::cl::desc("Timed runs per program"),
-                   llvm::cl::init(5), llvm::cl::cat(collectCategory));
-static llvm::cl::opt<unsigned> parallelBuilds(
-    "parallel-builds",
-    llvm::cl::desc("Candidates compiled at the same time (default: one a "
-                   "core); timed runs still go one at a time, with no "
-                   "build running"),
-    llvm::cl::init(0), llvm::cl::cat(collectCategory));
-static llvm::cl::opt<double> measureTimeout(
-    "measure-timeout",
-    llvm::cl::desc("Seconds one program may take (compile and runs)"),
-    llvm::cl::init(20), llvm::cl::cat(collectCategory));
+static MeasureFlags measureFlags(collectCategory, [] {
+  MeasureOptions defaults;
+  defaults.warmup = 1;
+  defaults.repeats = 5;
+  defaults.timeoutSeconds = 20;
+  return defaults;
+}());
 static llvm::cl::opt<double> maxForeignLoad(
     "max-foreign-load",
     llvm::cl::desc("Re-measure a batch when other processes kept more than "
@@ -150,14 +140,10 @@ static int collect(TuningDatabase &database) {
   options.graphs = files;
   options.randomTasks = randomTasks;
   options.programsPerTask = programsPerTask;
-  options.seed = seed;
-  options.batchSize = batchSize;
+  options.seed = searchFlags.getSeed();
+  options.batchSize = searchFlags.getBatchSize();
   options.randomFraction = randomFraction;
-  options.measure.repeats = measureRepeats;
-  options.measure.warmup = 1;
-  options.measure.timeoutSeconds = measureTimeout;
-  options.measure.parallelBuilds =
-      parallelBuilds ? parallelBuilds : getDefaultParallelBuilds();
+  options.measure = measureFlags.get();
   options.maxForeignLoad = maxForeignLoad;
   mlir::DialectRegistry registry;
   registerTclDialects(registry);
@@ -293,8 +279,8 @@ int main(int argc, char **argv) {
     manifest.date = currentTimeIso();
     manifest.machine = describeHost();
     manifest.notes = note;
-    if (seed.getNumOccurrences())
-      manifest.seed = std::to_string(seed);
+    if (searchFlags.hasSeed())
+      manifest.seed = std::to_string(searchFlags.getSeed());
     if (llvm::Error error =
             exportDataset(**database, outputPath, manifest, exportPlatforms))
       return fail(std::move(error));

@@ -1,0 +1,83 @@
+//===- ToolOptions.cpp - Command-line flags the tools share ---------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Driver/ToolOptions.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir::tcl;
+
+PlatformFlags::PlatformFlags(llvm::cl::OptionCategory &category,
+                             llvm::StringRef defaultTargetHelp)
+    : targetHelp(("Target platform (" +
+                  llvm::join(llvm::map_range(getTargetArchs(),
+                                             [](const TargetArch &arch) {
+                                               return arch.name;
+                                             }),
+                             ", ") +
+                  "; default: " + defaultTargetHelp + ")")
+                     .str()),
+      target("target", llvm::cl::desc(targetHelp), llvm::cl::cat(category)),
+      threads("num-threads",
+              llvm::cl::desc("Threads that run parallel loops (OpenMP)"),
+              llvm::cl::init(1), llvm::cl::cat(category)) {}
+
+llvm::Expected<const TargetArch *> PlatformFlags::getTarget() const {
+  if (target.empty())
+    return nullptr;
+  if (const TargetArch *arch = lookupTargetArch(target))
+    return arch;
+  llvm::SmallVector<llvm::StringRef> known;
+  for (const TargetArch &arch : getTargetArchs())
+    known.push_back(arch.name);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unknown target '" + target +
+                                     "'; known targets: " +
+                                     llvm::join(known, " "));
+}
+
+llvm::Expected<Platform>
+PlatformFlags::getPlatform(const TargetArch &fallback) const {
+  llvm::Expected<const TargetArch *> named = getTarget();
+  if (!named)
+    return named.takeError();
+  return Platform::get(*named ? (*named)->name : fallback.name, threads);
+}
+
+MeasureFlags::MeasureFlags(llvm::cl::OptionCategory &category,
+                           const MeasureOptions &defaults)
+    : defaults(defaults),
+      repeats("measure-repeats",
+              llvm::cl::desc("Timed runs per measured candidate"),
+              llvm::cl::init(defaults.repeats), llvm::cl::cat(category)),
+      timeoutSeconds(
+          "measure-timeout",
+          llvm::cl::desc("Seconds a candidate may take (compile, check, "
+                         "runs) before it is recorded as a timeout"),
+          llvm::cl::init(defaults.timeoutSeconds), llvm::cl::cat(category)),
+      parallelBuilds(
+          "parallel-builds",
+          llvm::cl::desc("Candidates compiled at the same time (default: "
+                         "one a core); timed runs still go one at a time, "
+                         "with no build running"),
+          llvm::cl::init(0), llvm::cl::cat(category)) {}
+
+MeasureOptions MeasureFlags::get() const {
+  MeasureOptions options = defaults;
+  options.repeats = repeats;
+  options.timeoutSeconds = timeoutSeconds;
+  options.parallelBuilds =
+      parallelBuilds ? parallelBuilds : getDefaultParallelBuilds();
+  return options;
+}
+
+SearchFlags::SearchFlags(llvm::cl::OptionCategory &category,
+                         llvm::StringRef seedHelp, llvm::StringRef batchHelp,
+                         unsigned defaultBatchSize)
+    : seed("seed", llvm::cl::desc(seedHelp), llvm::cl::init(1),
+           llvm::cl::cat(category)),
+      batchSize("batch-size", llvm::cl::desc(batchHelp),
+                llvm::cl::init(defaultBatchSize), llvm::cl::cat(category)) {}
