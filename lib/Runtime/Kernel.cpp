@@ -97,18 +97,34 @@ std::vector<Buffer> KernelSignature::makeRandomInputs(unsigned seed) const {
   return buffers;
 }
 
+OutputError mlir::tcl::findLargestError(const std::vector<Buffer> &got,
+                                        const std::vector<Buffer> &want) {
+  OutputError largest;
+  if (got.size() != want.size()) {
+    largest.error = INFINITY;
+    return largest;
+  }
+  for (size_t output = 0; output < got.size(); ++output) {
+    const std::vector<float> &g = got[output].data, &w = want[output].data;
+    if (g.size() != w.size())
+      return {INFINITY, output, std::min(g.size(), w.size())};
+    for (size_t index = 0; index < g.size(); ++index) {
+      if (std::isnan(g[index]) != std::isnan(w[index]))
+        return {INFINITY, output, index};
+      if (std::isnan(g[index]))
+        continue;
+      double error = std::fabs(double(g[index]) - w[index]) /
+                     (1.0 + std::fabs(double(w[index])));
+      if (error > largest.error)
+        largest = {error, output, index};
+    }
+  }
+  return largest;
+}
+
 double mlir::tcl::maxRelativeError(const std::vector<Buffer> &got,
                                    const std::vector<Buffer> &want) {
-  double maxError = 0;
-  for (auto [gotBuffer, wantBuffer] : llvm::zip_equal(got, want))
-    for (auto [g, w] : llvm::zip_equal(gotBuffer.data, wantBuffer.data)) {
-      if (std::isnan(g) != std::isnan(w))
-        return INFINITY;
-      if (!std::isnan(g))
-        maxError = std::max(maxError, std::fabs(double(g) - w) /
-                                          (1.0 + std::fabs(double(w))));
-    }
-  return maxError;
+  return findLargestError(got, want).error;
 }
 
 size_t ReferenceCache::getBytes(const Entry &entry) {

@@ -505,7 +505,7 @@ struct Request {
   std::string entry, target, workload, candidate;
   unsigned threads = 1, warmup = 0, repeats = 1;
   bool flush = false;
-  float tolerance = 1e-3f;
+  float tolerance = kOutputTolerance;
 };
 
 class Worker {

@@ -162,26 +162,23 @@ Outcome runDataSet(const std::string &dir, const std::string &set,
     message = llvm::toString(std::move(error));
     return Outcome::Fail;
   }
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    const std::vector<float> &want = (*expectedTensors)[o].data;
-    if (outputs[o].data.size() != want.size()) {
+  std::vector<Buffer> expected;
+  for (auto [o, tensor] : llvm::enumerate(*expectedTensors)) {
+    if (outputs[o].data.size() != tensor.data.size()) {
       message = "output " + std::to_string(o) + " has the wrong size";
       return Outcome::Fail;
     }
-    for (size_t i = 0; i < want.size(); ++i) {
-      float got = outputs[o].data[i];
-      bool same =
-          (std::isnan(got) && std::isnan(want[i])) ||
-          std::fabs(got - want[i]) <= 1e-4f + 1e-3f * std::fabs(want[i]);
-      if (!same) {
-        message = "output " + std::to_string(o) + "[" + std::to_string(i) +
-                  "] = " + std::to_string(got) + ", expected " +
-                  std::to_string(want[i]);
-        return Outcome::Fail;
-      }
-    }
+    expected.push_back({tensor.shape, tensor.data});
   }
-  return Outcome::Pass;
+  OutputError largest = findLargestError(outputs, expected);
+  if (largest.error <= kOutputTolerance)
+    return Outcome::Pass;
+  size_t o = largest.output, i = largest.index;
+  message = "output " + std::to_string(o) + "[" + std::to_string(i) +
+            "] = " + std::to_string(outputs[o].data[i]) + ", expected " +
+            std::to_string(expected[o].data[i]) + " (relative error " +
+            std::to_string(largest.error) + ")";
+  return Outcome::Fail;
 }
 
 Outcome runTestInProcess(const std::string &dir, std::string &message) {

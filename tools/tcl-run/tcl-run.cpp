@@ -195,7 +195,7 @@ int main(int argc, char **argv) {
   if (llvm::Error error = kernel->run(inputs, outputs))
     return fail(std::move(error));
   double maxError = maxRelativeError(outputs, expected);
-  bool ok = maxError <= 1e-3;
+  bool ok = maxError <= kOutputTolerance;
   llvm::outs() << "kernel @" << entry << " ("
                << (library.empty() ? "JIT" : "shared library " + library)
                << "), " << platform->getTargetName() << ", "

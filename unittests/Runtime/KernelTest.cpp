@@ -304,3 +304,35 @@ TEST(ReferenceCacheTest, DropsTheLeastRecentlyUsedBeyondItsBudget) {
 }
 
 } // namespace
+
+namespace {
+
+/// Every tool checks outputs with one measure: |got - want| / (1 + |want|),
+/// located at the worst element; a NaN on one side only, or a size
+/// mismatch, is infinitely wrong.
+TEST(OutputCheck, FindsTheLargestRelativeError) {
+  std::vector<Buffer> want = {{{2}, {1.0f, 100.0f}}, {{1}, {0.0f}}};
+  std::vector<Buffer> got = {{{2}, {1.0f, 100.5f}}, {{1}, {0.002f}}};
+  OutputError largest = findLargestError(got, want);
+  EXPECT_EQ(largest.output, 0u);
+  EXPECT_EQ(largest.index, 1u);
+  EXPECT_NEAR(largest.error, 0.5 / 101, 1e-9);
+  EXPECT_EQ(maxRelativeError(got, want), largest.error);
+  EXPECT_GT(largest.error, kOutputTolerance);
+
+  got[0].data[1] = 100.0f;
+  EXPECT_EQ(findLargestError(got, want).output, 1u);
+  EXPECT_NEAR(maxRelativeError(got, want), 0.002, 1e-6);
+
+  got[1].data[0] = NAN;
+  OutputError nan = findLargestError(got, want);
+  EXPECT_TRUE(std::isinf(nan.error));
+  EXPECT_EQ(nan.output, 1u);
+  want[1].data[0] = NAN;
+  EXPECT_EQ(maxRelativeError(got, want), 0.0);
+
+  got[0].data.push_back(1.0f);
+  EXPECT_TRUE(std::isinf(maxRelativeError(got, want)));
+}
+
+} // namespace

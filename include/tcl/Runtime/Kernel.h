@@ -57,8 +57,22 @@ struct KernelSignature {
   std::vector<Buffer> makeRandomInputs(unsigned seed) const;
 };
 
-/// max over all elements of |got - want| / (1 + |want|); infinity if one side
-/// has a NaN the other lacks. The buffers must have the same shapes.
+/// The tolerance of every check of computed outputs (the measurement
+/// worker, tcl-run, the ONNX node tests): an output is right when
+/// maxRelativeError(got, want) <= kOutputTolerance.
+constexpr double kOutputTolerance = 1e-3;
+
+/// Where `got` differs most from `want`: |got - want| / (1 + |want|) at
+/// element `index` of output `output`; infinity where one side has a NaN
+/// the other lacks, or where two buffers differ in size.
+struct OutputError {
+  double error = 0;
+  size_t output = 0, index = 0;
+};
+OutputError findLargestError(const std::vector<Buffer> &got,
+                             const std::vector<Buffer> &want);
+
+/// findLargestError(got, want).error.
 double maxRelativeError(const std::vector<Buffer> &got,
                         const std::vector<Buffer> &want);
 

@@ -34,6 +34,7 @@
 #ifndef TCL_RUNTIME_MEASURE_H
 #define TCL_RUNTIME_MEASURE_H
 
+#include "tcl/Runtime/Kernel.h"
 #include "tcl/Target/Platform.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -56,7 +57,7 @@ struct MeasureOptions {
   /// Wall-clock limit of one candidate (compile, reference, run).
   double timeoutSeconds = 60;
   /// Allowed |candidate - reference| <= tolerance * (1 + |reference|).
-  float tolerance = 1e-3f;
+  float tolerance = kOutputTolerance;
   /// Worker processes that build candidates at the same time (at least 1).
   unsigned parallelBuilds = 1;
 };
