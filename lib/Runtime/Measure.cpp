@@ -3,6 +3,19 @@
 // Part of the tcl project.
 //
 //===----------------------------------------------------------------------===//
+//
+// Protocol (one request, one reply, over a socket pair on the worker's
+// stdin/stdout):
+//   request: "MEASURE <entry> <target> <threads> <warmup> <repeats> <flush>
+//             <tolerance> <workload bytes> <candidate bytes>\n" + both texts
+//   progress: "PHASE compile|reference\n" (the reply's phase so far)
+//   built:   "READY <build start> <build end>\n"; the worker then waits
+//            for "RUN\n" from the parent before it runs anything
+//   reply:   "RESULT <status> <min> <median> <max> <repeats> <max error>
+//             <run start> <run end> <message bytes>\n" + message
+// Times are seconds of the steady clock, which all processes share.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tcl/Runtime/Measure.h"
 #include "tcl/Runtime/Kernel.h"

@@ -18,17 +18,6 @@
 // a timing never shares the machine with a build, and on a 2-core machine
 // building in parallel nearly halves the time per candidate.
 //
-// Protocol (one request, one reply, over a socket pair on the worker's
-// stdin/stdout):
-//   request: "MEASURE <entry> <target> <threads> <warmup> <repeats> <flush>
-//             <tolerance> <workload bytes> <candidate bytes>\n" + both texts
-//   progress: "PHASE compile|reference\n" (the reply's phase so far)
-//   built:   "READY <build start> <build end>\n"; the worker then waits
-//            for "RUN\n" from the parent before it runs anything
-//   reply:   "RESULT <status> <min> <median> <max> <repeats> <max error>
-//             <run start> <run end> <message bytes>\n" + message
-// Times are seconds of the steady clock, which all processes share.
-//
 //===----------------------------------------------------------------------===//
 
 #ifndef TCL_RUNTIME_MEASURE_H

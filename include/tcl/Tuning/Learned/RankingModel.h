@@ -29,11 +29,9 @@
 // 0 = the hardware's concurrency). Give the models only cores nothing else
 // is busy on: torch's OpenMP barriers spin, and with one of two cores taken
 // by other work (a measurement, a compile) 2 threads ran up to 15x slower
-// than 1. Calls on one model must not overlap (serialize them).
-// Creating or loading the first model also raises glibc malloc's mmap and
-// trim thresholds (to 32 MiB and 1 GiB) once for the process: otherwise
-// every large torch temporary is mmapped and unmapped again, which costs
-// 5-20% of a training step (RECIPES.md).
+// than 1. Calls on one model must not overlap (serialize them). Creating
+// the first model raises glibc malloc's mmap and trim thresholds once for
+// the process (see ModelImpl.cpp).
 //
 //===----------------------------------------------------------------------===//
 
