@@ -17,6 +17,8 @@ echo "== ONNX node tests (libonnx-testdata)"
 echo "== end-to-end models (ResNet-18, MobileNetV2, BERT-style encoder vs PyTorch)"
 bash scripts/e2e-models.sh "$build_dir" || status=1
 echo "== unit tests"
-# (lit and the ONNX node tests also run under ctest; they ran above.)
-ctest --test-dir "$build_dir" --output-on-failure -E "^(lit|onnx-conformance)$" || status=1
+# (lit and the ONNX node tests also run under ctest; they ran above.) In
+# parallel: no test depends on the machine being otherwise idle.
+ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" \
+  -E "^(lit|onnx-conformance)$" || status=1
 exit $status
