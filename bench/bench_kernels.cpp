@@ -19,6 +19,7 @@
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Runtime/Machine.h"
 #include "tcl/Runtime/Measure.h"
+#include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/TunedSchedules.h"
 #include "tcl/Tuning/Tuner.h"
 
@@ -59,7 +60,8 @@ std::string shape(std::vector<int64_t> dims) {
 
 struct Workload {
   std::string name;
-  double flops;
+  /// Counted from the source (countWorkloadFlops).
+  double flops = 0;
   std::string source; // func.func @f, anchor tagged tcl.task = "t"
   std::string handSchedule;
   /// Zero border of tcl's (pre-padded) input, for convolutions.
@@ -102,11 +104,21 @@ int64_t largestDivisor(int64_t extent, int64_t limit) {
   return 1;
 }
 
+/// The workload's FLOPs, counted as every report counts them
+/// (countAnchorFlops).
+double countWorkloadFlops(const std::string &source) {
+  mlir::DialectRegistry registry;
+  registerTclDialects(registry);
+  mlir::MLIRContext context(registry);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  return module ? countAnchorFlops(*module) : 0;
+}
+
 Workload matmul(int64_t m, int64_t n, int64_t k, unsigned threads) {
   Workload w;
   w.name = "matmul " + std::to_string(m) + "x" + std::to_string(n) + "x" +
            std::to_string(k);
-  w.flops = 2.0 * m * n * k;
   w.source = matmulSource(m, n, k);
   // Hand schedule: A and B packed into contiguous panels per cache tile
   // (RECIPES.md: the best of the schedules tried before the project).
@@ -152,7 +164,6 @@ Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
   w.name = label;
   w.inputPad = pad;
   int64_t outC = depthwise ? c : f;
-  w.flops = 2.0 * outHW * outHW * outC * kernel * kernel * (depthwise ? 1 : c);
   std::string in = shape({1, paddedHW, paddedHW, c});
   std::string wt =
       depthwise ? shape({kernel, kernel, c}) : shape({kernel, kernel, c, f});
@@ -397,6 +408,7 @@ int main(int argc, char **argv) {
       continue;
     Row row;
     row.name = workload.name;
+    workload.flops = countWorkloadFlops(workload.source);
     auto gflops = [&](const TimingStats &stats) {
       return workload.flops / stats.medianSeconds * 1e-9;
     };

@@ -92,6 +92,16 @@ double mlir::tcl::countFlops(linalg::LinalgOp linalgOp) {
   return points * opsPerPoint;
 }
 
+double mlir::tcl::countAnchorFlops(Operation *root) {
+  double flops = 0;
+  root->walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() &&
+        lookupAnchor(op->getName().getStringRef()))
+      flops += countFlops(op);
+  });
+  return flops;
+}
+
 std::vector<TaskSummary> mlir::tcl::extractTasks(ModuleOp module) {
   // Anchors in program order; an op claimed as an epilogue is not an anchor.
   SmallVector<linalg::LinalgOp> anchors;

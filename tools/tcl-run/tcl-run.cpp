@@ -74,18 +74,6 @@ static int fail(llvm::Error error) {
   return 1;
 }
 
-/// FLOPs of the schedulable ops of `entry` in `module` (0 if unknown).
-static double countEntryFlops(ModuleOp module) {
-  double flops = 0;
-  if (auto function = module.lookupSymbol<func::FuncOp>(entry))
-    function.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() &&
-          lookupAnchor(op->getName().getStringRef()))
-        flops += countFlops(op);
-    });
-  return flops;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   showOnlyInHelp({&toolCategory});
@@ -134,7 +122,8 @@ int main(int argc, char **argv) {
     if (!parsed)
       return fail(parsed.takeError());
     signature = std::move(*parsed);
-    flops = countEntryFlops(*module);
+    if (auto function = module->lookupSymbol<func::FuncOp>(entry))
+      flops = countAnchorFlops(function);
     defaultTarget = getDefaultTarget(*module).str();
   }
 

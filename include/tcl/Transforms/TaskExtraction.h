@@ -37,6 +37,9 @@ struct TaskSummary {
 /// ops of its body (0 if a loop extent is dynamic). The one count every
 /// report, feature and benchmark uses.
 double countFlops(linalg::LinalgOp op);
+/// FLOPs of the schedulable ops (task anchors) under `root`: what reports
+/// and benchmarks divide by the time.
+double countAnchorFlops(Operation *root);
 
 /// Tags the module's tasks (see the tcl-extract-tasks pass) and returns
 /// them in order of first occurrence.
