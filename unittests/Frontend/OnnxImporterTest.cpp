@@ -142,7 +142,7 @@ TEST_F(OnnxImporterTest, UnsupportedAttributeValue) {
   to->set_type(onnx::AttributeProto::INT);
   to->set_i(onnx::TensorProto::STRING);
   EXPECT_EQ(importError(write(model)),
-            "Cast node 'second': casting to ONNX element type 8 is not "
+            "Cast node 'second' (#1): casting to ONNX element type 8 is not "
             "supported");
 }
 
@@ -158,6 +158,29 @@ TEST_F(OnnxImporterTest, HugeOrNegativeTensorDimensionsAreRejected) {
         importError(write(model)).rfind("tensor 'w' has invalid dimensions", 0),
         0u);
   }
+}
+
+TEST_F(OnnxImporterTest, NodeWithoutOutputsIsRefused) {
+  onnx::ModelProto model = makeModel("Sigmoid", /*dynamicBatch=*/false);
+  model.mutable_graph()->mutable_node(1)->clear_output();
+  EXPECT_EQ(importError(write(model)),
+            "Sigmoid node 'second' (#1): has no output (a node defines at "
+            "least its first output)");
+}
+
+TEST_F(OnnxImporterTest, WrongInputCountIsRefused) {
+  onnx::ModelProto model = makeModel("Add", /*dynamicBatch=*/false);
+  EXPECT_EQ(importError(write(model)),
+            "Add node 'second' (#1): takes 2 inputs, got 1");
+}
+
+TEST_F(OnnxImporterTest, HugeGraphInputIsRefused) {
+  OnnxImportOptions options;
+  ASSERT_FALSE(bool(parseInputShape("x=4611686018427387904x4", options)));
+  EXPECT_EQ(
+      importError(write(makeModel("Relu", /*dynamicBatch=*/true)), options),
+      "graph input 'x': shape 4611686018427387904x4 has more than "
+      "2147483648 elements, tcl's limit for a tensor");
 }
 
 TEST_F(OnnxImporterTest, ShapeInferenceErrorsAreReported) {

@@ -54,6 +54,13 @@ llvm::Expected<WindowGeometry> windowGeometry(const onnx::NodeProto &node,
     return error(Importer::describe(node) +
                  ": kernel, strides and dilations must have " +
                  std::to_string(spatial) + " entries");
+  const std::vector<int64_t> *lists[] = {&kernel, &strides, &dilations};
+  const char *names[] = {"kernel_shape", "strides", "dilations"};
+  for (int i = 0; i < 3; ++i)
+    for (int64_t value : *lists[i])
+      if (value < 1)
+        return error(Importer::describe(node) + ": " + names[i] +
+                     " must be at least 1, got " + std::to_string(value));
   std::vector<int64_t> inputHW(xShape.begin() + 2, xShape.end());
   std::vector<int64_t> pads(2 * spatial, 0);
   std::string autoPad = Importer::getString(node, "auto_pad", "NOTSET");
@@ -63,6 +70,10 @@ llvm::Expected<WindowGeometry> windowGeometry(const onnx::NodeProto &node,
       return error(Importer::describe(node) + ": expects " +
                    std::to_string(2 * spatial) + " pads, got " +
                    std::to_string(pads.size()));
+    for (int64_t pad : pads)
+      if (pad < 0)
+        return error(Importer::describe(node) +
+                     ": pads must be non-negative, got " + std::to_string(pad));
   } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
     for (size_t i = 0; i < spatial; ++i) {
       int64_t out = (inputHW[i] + strides[i] - 1) / strides[i];
@@ -236,8 +247,14 @@ llvm::Error convertConv(Importer &im, const onnx::NodeProto &node) {
   std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
   if (xs.size() == 3)
     kernel.erase(kernel.begin());
-  auto g =
-      windowGeometry(node, xs, Importer::getInts(node, "kernel_shape", kernel));
+  // kernel_shape, if given, must be what the weights say.
+  std::vector<int64_t> given = Importer::getInts(node, "kernel_shape", kernel);
+  if (given != kernel)
+    return error(Importer::describe(node) + ": kernel_shape " +
+                 formatShape(given) + " does not match the weights' " +
+                 formatShape(kernel) + " window (weights " + formatShape(ws) +
+                 ")");
+  auto g = windowGeometry(node, xs, kernel);
   if (!g)
     return g.takeError();
   int64_t group = Importer::getInt(node, "group", 1);

@@ -15,6 +15,8 @@
 
 #include "tcl/Support/Indexing.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::tcl;
 using namespace mlir::tcl::onnx_import;
@@ -23,11 +25,12 @@ namespace {
 
 /// Elementwise evaluation with numpy broadcasting: in doubles when an input
 /// is float, else in integers; the result has kind `kind`, or the first
-/// input's kind when unset.
-Evaluator
-evaluateElementwise(std::optional<ElementKind> kind,
-                    std::function<double(llvm::ArrayRef<double>)> onFloats,
-                    std::function<int64_t(llvm::ArrayRef<int64_t>)> onInts) {
+/// input's kind when unset. `onInts` fails on operands it is not defined on
+/// (integer division by 0), naming them.
+Evaluator evaluateElementwise(
+    std::optional<ElementKind> kind,
+    std::function<double(llvm::ArrayRef<double>)> onFloats,
+    std::function<llvm::Expected<int64_t>(llvm::ArrayRef<int64_t>)> onInts) {
   return [=](Importer &, const onnx::NodeProto &node,
              llvm::ArrayRef<const ConstantData *> inputs)
              -> llvm::Expected<ConstantData> {
@@ -40,9 +43,12 @@ evaluateElementwise(std::optional<ElementKind> kind,
     auto shape = broadcastShapes(shapes);
     if (!shape)
       return error(Importer::describe(node) + ": shapes do not broadcast");
+    if (llvm::Error e = checkShape(Importer::describe(node), *shape))
+      return std::move(e);
     if ((anyFloat && !onFloats) || (!anyFloat && !onInts))
       return error(Importer::describe(node) + ": not defined on " +
                    (anyFloat ? "floats" : "integers"));
+    llvm::Error failure = llvm::Error::success();
     ConstantData result =
         ConstantData::zeros(kind ? *kind : inputs[0]->kind, *shape);
     SmallVector<double> doubles(inputs.size());
@@ -62,15 +68,20 @@ evaluateElementwise(std::optional<ElementKind> kind,
           result.floats[out] = static_cast<float>(value);
         else
           result.ints[out] = static_cast<int64_t>(value);
-      } else {
-        int64_t value = onInts(ints);
-        if (result.isFloat())
-          result.floats[out] = static_cast<float>(value);
+      } else if (!failure) {
+        llvm::Expected<int64_t> value = onInts(ints);
+        if (!value)
+          failure = value.takeError();
+        else if (result.isFloat())
+          result.floats[out] = static_cast<float>(*value);
         else
-          result.ints[out] = value;
+          result.ints[out] = *value;
       }
       ++out;
     });
+    if (failure)
+      return error(Importer::describe(node) + ": " +
+                   llvm::toString(std::move(failure)));
     return result;
   };
 }
@@ -78,8 +89,11 @@ evaluateElementwise(std::optional<ElementKind> kind,
 /// Evaluates data movement: output element at `index` is input 0's element
 /// at the offset `source` gives (nullopt: the node is not supported).
 llvm::Expected<ConstantData>
-gatherElements(const ConstantData &input, std::vector<int64_t> shape,
+gatherElements(const onnx::NodeProto &node, const ConstantData &input,
+               std::vector<int64_t> shape,
                llvm::function_ref<int64_t(llvm::ArrayRef<int64_t>)> source) {
+  if (llvm::Error e = checkShape(Importer::describe(node), shape))
+    return std::move(e);
   ConstantData result = ConstantData::zeros(input.kind, std::move(shape));
   int64_t out = 0;
   forEachIndex(result.shape, [&](llvm::ArrayRef<int64_t> index) {
@@ -109,7 +123,9 @@ const std::map<std::string, Evaluator> &onnx_import::getEvaluators() {
     return evaluateElementwise(
         ElementKind::Bool,
         [=](Doubles v) -> double { return predicate(v[0], v[1]); },
-        [=](Ints v) -> int64_t { return predicate(v[0], v[1]); });
+        [=](Ints v) -> llvm::Expected<int64_t> {
+          return predicate(v[0], v[1]);
+        });
   };
   static const std::map<std::string, Evaluator> evaluators = {
       {"Identity", sameData},
@@ -117,21 +133,33 @@ const std::map<std::string, Evaluator> &onnx_import::getEvaluators() {
       {"Flatten", sameData},
       {"Squeeze", sameData},
       {"Unsqueeze", sameData},
-      {"Add", evaluateElementwise(
-                  std::nullopt, [](Doubles v) { return v[0] + v[1]; },
-                  [](Ints v) { return v[0] + v[1]; })},
-      {"Sub", evaluateElementwise(
-                  std::nullopt, [](Doubles v) { return v[0] - v[1]; },
-                  [](Ints v) { return v[0] - v[1]; })},
-      {"Mul", evaluateElementwise(
-                  std::nullopt, [](Doubles v) { return v[0] * v[1]; },
-                  [](Ints v) { return v[0] * v[1]; })},
-      {"Div", evaluateElementwise(
-                  std::nullopt, [](Doubles v) { return v[0] / v[1]; },
-                  [](Ints v) { return v[1] ? v[0] / v[1] : 0; })},
+      {"Add",
+       evaluateElementwise(
+           std::nullopt, [](Doubles v) { return v[0] + v[1]; },
+           [](Ints v) -> llvm::Expected<int64_t> { return v[0] + v[1]; })},
+      {"Sub",
+       evaluateElementwise(
+           std::nullopt, [](Doubles v) { return v[0] - v[1]; },
+           [](Ints v) -> llvm::Expected<int64_t> { return v[0] - v[1]; })},
+      {"Mul",
+       evaluateElementwise(
+           std::nullopt, [](Doubles v) { return v[0] * v[1]; },
+           [](Ints v) -> llvm::Expected<int64_t> { return v[0] * v[1]; })},
+      {"Div",
+       evaluateElementwise(
+           std::nullopt, [](Doubles v) { return v[0] / v[1]; },
+           [](Ints v) -> llvm::Expected<int64_t> {
+             if (v[1] == 0 ||
+                 (v[0] == std::numeric_limits<int64_t>::min() && v[1] == -1))
+               return error("integer division " + std::to_string(v[0]) + " / " +
+                            std::to_string(v[1]) +
+                            " is undefined (division by zero or "
+                            "overflow)");
+             return v[0] / v[1];
+           })},
       {"Neg", evaluateElementwise(
                   std::nullopt, [](Doubles v) { return -v[0]; },
-                  [](Ints v) { return -v[0]; })},
+                  [](Ints v) -> llvm::Expected<int64_t> { return -v[0]; })},
       {"Equal", compare([](auto a, auto b) { return a == b; })},
       {"Less", compare([](auto a, auto b) { return a < b; })},
       {"Greater", compare([](auto a, auto b) { return a > b; })},
@@ -143,7 +171,9 @@ const std::map<std::string, Evaluator> &onnx_import::getEvaluators() {
            -> llvm::Expected<ConstantData> {
          return evaluateElementwise(
              inputs[1]->kind, [](Doubles v) { return v[0] != 0 ? v[1] : v[2]; },
-             [](Ints v) { return v[0] != 0 ? v[1] : v[2]; })(im, node, inputs);
+             [](Ints v) -> llvm::Expected<int64_t> {
+               return v[0] != 0 ? v[1] : v[2];
+             })(im, node, inputs);
        }},
       {"Cast",
        [](Importer &, const onnx::NodeProto &node,
@@ -183,7 +213,7 @@ const std::map<std::string, Evaluator> &onnx_import::getEvaluators() {
          if (!spec)
            return spec.takeError();
          llvm::SmallVector<int64_t> strides = rowMajorStrides(data.shape);
-         return gatherElements(data, spec->sizes, [&](Ints index) {
+         return gatherElements(node, data, spec->sizes, [&](Ints index) {
            int64_t offset = 0;
            for (size_t d = 0; d < index.size(); ++d)
              offset +=
@@ -216,7 +246,7 @@ const std::map<std::string, Evaluator> &onnx_import::getEvaluators() {
                                     indexStrides =
                                         rowMajorStrides(indices.shape);
          int64_t indexRank = indices.shape.size();
-         return gatherElements(data, shape, [&](Ints out) {
+         return gatherElements(node, data, shape, [&](Ints out) {
            int64_t position = 0;
            for (int64_t d = 0; d < indexRank; ++d)
              position += out[axis + d] * indexStrides[d];
@@ -248,8 +278,17 @@ const std::map<std::string, Evaluator> &onnx_import::getEvaluators() {
                input->shape.size() != shape.size())
              return error(Importer::describe(node) +
                           ": inputs differ in type or rank");
+           for (int64_t d = 0; d < rank; ++d)
+             if (d != axis && input->shape[d] != shape[d])
+               return error(Importer::describe(node) + ": cannot concatenate " +
+                            formatShape(inputs[0]->shape) + " and " +
+                            formatShape(input->shape) + " on axis " +
+                            std::to_string(axis) +
+                            " (the other dimensions must be equal)");
            shape[axis] += input->shape[axis];
          }
+         if (llvm::Error e = checkShape(Importer::describe(node), shape))
+           return std::move(e);
          ConstantData result = ConstantData::zeros(inputs[0]->kind, shape);
          int64_t out = 0;
          forEachIndex(shape, [&](Ints index) {
@@ -267,11 +306,18 @@ const std::map<std::string, Evaluator> &onnx_import::getEvaluators() {
           llvm::ArrayRef<const ConstantData *> inputs)
            -> llvm::Expected<ConstantData> {
          const ConstantData &data = *inputs[0];
+         if (inputs[1]->isFloat() || inputs[1]->shape.size() != 1)
+           return error(Importer::describe(node) +
+                        ": its shape input must be a 1-D integer tensor");
+         if (llvm::Error e =
+                 checkShape(Importer::describe(node), inputs[1]->ints))
+           return std::move(e);
          auto shape = broadcastShapes({data.shape, inputs[1]->ints});
-         if (!shape || inputs[1]->isFloat())
+         if (!shape)
            return error(Importer::describe(node) + ": cannot expand " +
-                        formatShape(data.shape));
-         return gatherElements(data, *shape, [&](Ints index) {
+                        formatShape(data.shape) + " to " +
+                        formatShape(inputs[1]->ints));
+         return gatherElements(node, data, *shape, [&](Ints index) {
            return broadcastOffset(data.shape, index);
          });
        }},

@@ -156,6 +156,8 @@ llvm::Expected<Value> Importer::elementwise(
                  (minShape.empty() ? "" : " to " + formatShape(minShape)));
   }
   const std::vector<int64_t> &shape = *broadcast;
+  if (llvm::Error e = checkShape(describe(node), shape))
+    return std::move(e);
   size_t rank = shape.size();
   SmallVector<AffineMap> maps;
   for (Value value : inputs) {
@@ -230,8 +232,12 @@ llvm::Expected<std::vector<int64_t>>
 staticShape(const onnx::ValueInfoProto &info,
             const OnnxImportOptions &options) {
   auto given = options.inputShapes.find(info.name());
-  if (given != options.inputShapes.end())
+  if (given != options.inputShapes.end()) {
+    if (llvm::Error e =
+            checkShape("graph input '" + info.name() + "'", given->second))
+      return std::move(e);
     return given->second;
+  }
   if (!info.type().has_tensor_type())
     return error("graph input '" + info.name() + "' is not a tensor");
   std::vector<int64_t> shape;
@@ -246,6 +252,8 @@ staticShape(const onnx::ValueInfoProto &info,
           info.name() + "=1x3x224x224 (for example)");
     shape.push_back(dim.dim_value());
   }
+  if (llvm::Error e = checkShape("graph input '" + info.name() + "'", shape))
+    return std::move(e);
   return shape;
 }
 
@@ -313,6 +321,8 @@ Importer::importModel(onnx::ModelProto &model,
   const auto &evaluators = getEvaluators();
   for (int index = 0; index < graph.node_size(); ++index) {
     const onnx::NodeProto &node = graph.node(index);
+    if (node.output_size() == 0 || node.output(0).empty())
+      return error(describe(node, index) + ": has no output");
     if (!node.domain().empty() && node.domain() != "ai.onnx")
       return error("unsupported operator '" + node.domain() +
                    "::" + node.op_type() + "' (node '" + node.name() + "', #" +
@@ -320,31 +330,33 @@ Importer::importModel(onnx::ModelProto &model,
     auto converter = converters.find(node.op_type());
     if (converter == converters.end())
       return error("unsupported operator '" + node.op_type() + "' (node '" +
-                   (node.name().empty() ? node.output(0) : node.name()) +
-                   "', #" + std::to_string(index) + ")");
-    loc = NameLoc::get(
-        b.getStringAttr(node.name().empty() ? node.output(0) : node.name()));
-    // Inputs known at import time; evaluate the node if all of them are.
+                   nameOf(node) + "', #" + std::to_string(index) + ")");
+    loc = NameLoc::get(b.getStringAttr(nameOf(node)));
+    // Converters and evaluators describe the node; add where it is.
+    auto located = [&](llvm::Error e) -> llvm::Error {
+      std::string message = llvm::toString(std::move(e));
+      std::string subject = describe(node);
+      if (llvm::StringRef(message).starts_with(subject + ":"))
+        message.insert(subject.size(), " (#" + std::to_string(index) + ")");
+      return error(message);
+    };
+    // Evaluate the node if all its inputs are known at import time (one
+    // left out, even an optional one, leaves the node to its converter, so
+    // that evaluators get each input they index).
     SmallVector<const ConstantData *> known;
-    bool allKnown = true;
-    for (int i = 0; i < node.input_size(); ++i) {
-      if (!hasInput(node, i))
-        continue;
-      const ConstantData *data = constant(node, i);
-      allKnown &= data != nullptr;
-      known.push_back(data);
-    }
-    allKnown &= !known.empty();
+    for (int i = 0; i < node.input_size(); ++i)
+      known.push_back(constant(node, i));
+    bool allKnown = !known.empty() && !llvm::is_contained(known, nullptr);
     auto evaluator = evaluators.find(node.op_type());
     if (evaluator != evaluators.end() && allKnown) {
       auto result = evaluator->second(*this, node, known);
       if (!result)
-        return result.takeError();
+        return located(result.takeError());
       constants[node.output(0)] = std::move(*result);
       continue;
     }
     if (llvm::Error e = converter->second(*this, node))
-      return std::move(e);
+      return located(std::move(e));
   }
   loc = b.getUnknownLoc();
 
@@ -400,6 +412,9 @@ mlir::tcl::importOnnxFile(llvm::StringRef path, MLIRContext *context,
     for (int64_t dim : given->second)
       shape->add_dim()->set_dim_value(dim);
   }
+  // Shape inference crashes on some malformed nodes: check them first.
+  if (llvm::Error e = validateModel(model, options))
+    return std::move(e);
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception &e) {

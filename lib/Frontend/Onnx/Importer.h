@@ -17,6 +17,7 @@
 //   Reductions.cpp   ReduceMean, GlobalAveragePool
 //   ShapeOps.cpp     shape and indexing ops, constants
 //   Evaluator.cpp    evaluation at import time of nodes on constants
+//   Validation.cpp   checks of the graph before ONNX shape inference sees it
 //
 // Converters build linalg named ops where linalg has one (matmul,
 // convolutions, pooling, transpose) so that tcl can schedule them, and
@@ -54,6 +55,21 @@ inline llvm::Error error(const llvm::Twine &message) {
 
 /// "1x3x224x224", or "scalar" for rank 0.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+/// The most elements a tensor may have, in the model or computed at import
+/// time: shapes from a file are checked against it before anything is
+/// allocated or multiplied.
+constexpr int64_t kMaxElements = int64_t(1) << 31;
+
+/// The element count of `shape`, or nullopt if a dimension is negative or
+/// the count exceeds kMaxElements (checked without overflow).
+std::optional<int64_t> elementCount(llvm::ArrayRef<int64_t> shape);
+
+/// Success if `shape` has no negative dimension and at most kMaxElements
+/// elements; else an error that starts with `subject` (a node described,
+/// say) and names the rule.
+llvm::Error checkShape(const llvm::Twine &subject,
+                       llvm::ArrayRef<int64_t> shape);
 
 //===----------------------------------------------------------------------===//
 // Tensor data (Tensor.cpp)
@@ -194,9 +210,18 @@ public:
     return llvm::Error::success();
   }
 
+  /// The node's name, or its first output's name if it has none.
+  static std::string nameOf(const onnx::NodeProto &node) {
+    if (!node.name().empty() || node.output_size() == 0)
+      return node.name();
+    return node.output(0);
+  }
   static std::string describe(const onnx::NodeProto &node) {
-    return node.op_type() + " node '" +
-           (node.name().empty() ? node.output(0) : node.name()) + "'";
+    return node.op_type() + " node '" + nameOf(node) + "'";
+  }
+  /// describe() with the node's position in the graph: "Add node 'a' (#3)".
+  static std::string describe(const onnx::NodeProto &node, int index) {
+    return describe(node) + " (#" + std::to_string(index) + ")";
   }
 
   static const onnx::AttributeProto *attribute(const onnx::NodeProto &node,
@@ -285,6 +310,19 @@ using Evaluator = std::function<llvm::Expected<ConstantData>(
 /// Evaluators by ONNX operator type, for nodes whose inputs are all known at
 /// import time.
 const std::map<std::string, Evaluator> &getEvaluators();
+
+//===----------------------------------------------------------------------===//
+// Validation (Validation.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Checks what ONNX shape inference (which crashes on some malformed nodes)
+/// and the converters rely on, before either sees the model: every node has
+/// its required inputs and outputs, each name is defined once, window ops
+/// have valid strides, dilations, kernel shapes and pads, and ranks agree
+/// where the graph's static shapes (inputs, with the user's --input-shape,
+/// initializers, constants, value_info) make them known.
+llvm::Error validateModel(const onnx::ModelProto &model,
+                          const OnnxImportOptions &options);
 
 //===----------------------------------------------------------------------===//
 // Helpers shared by converters and evaluators

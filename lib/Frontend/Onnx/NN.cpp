@@ -46,6 +46,15 @@ llvm::Error convertBatchNorm(Importer &im, const onnx::NodeProto &node) {
                      *bias = im.constant(node, 2), *mean = im.constant(node, 3),
                      *var = im.constant(node, 4);
   std::vector<Value> inputs = {x};
+  const ConstantData *parameters[] = {scale, bias, mean, var};
+  const char *names[] = {"scale", "bias", "mean", "var"};
+  for (int i = 0; i < 4; ++i)
+    if (parameters[i] && (!parameters[i]->isFloat() ||
+                          parameters[i]->shape != std::vector<int64_t>{c}))
+      return error(Importer::describe(node) + ": its " + names[i] +
+                   " has shape " + formatShape(parameters[i]->shape) +
+                   "; it must be a float tensor of " + std::to_string(c) +
+                   " entries, one per channel");
   if (scale && bias && mean && var) {
     // The usual case (initializers): y = x * a + b, a and b computed here,
     // as two ops so that tcl-fold-batch-norm can move the scale into a

@@ -73,8 +73,35 @@ onnx_import::reshapeTarget(Importer &im, const onnx::NodeProto &node,
     return error(Importer::describe(node) +
                  ": its shape or axes input must be known at compile time "
                  "(a constant, or computed from shapes)");
+  std::string subject = Importer::describe(node);
+  // Axes normalized into [0, bound), from [-bound, bound); no duplicates.
+  auto normalize = [&](std::vector<int64_t> &axes,
+                       int64_t bound) -> llvm::Error {
+    for (int64_t &axis : axes) {
+      if (axis < -bound || axis >= bound)
+        return error(subject + ": axis " + std::to_string(axis) +
+                     " is out of range for a rank-" + std::to_string(rank) +
+                     " input (it must be in [" + std::to_string(-bound) + ", " +
+                     std::to_string(bound - 1) + "])");
+      if (axis < 0)
+        axis += bound;
+    }
+    std::vector<int64_t> sorted = axes;
+    llvm::sort(sorted);
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      return error(
+          subject + ": axis " +
+          std::to_string(*std::adjacent_find(sorted.begin(), sorted.end())) +
+          " is given twice");
+    return llvm::Error::success();
+  };
   if (type == "Flatten") {
     int64_t axis = Importer::getInt(node, "axis", 1);
+    if (axis < -rank || axis > rank)
+      return error(subject + ": axis " + std::to_string(axis) +
+                   " is out of range for a rank-" + std::to_string(rank) +
+                   " input (it must be in [" + std::to_string(-rank) + ", " +
+                   std::to_string(rank) + "])");
     if (axis < 0)
       axis += rank;
     int64_t outer = std::accumulate(xs.begin(), xs.begin() + axis, int64_t(1),
@@ -85,39 +112,49 @@ onnx_import::reshapeTarget(Importer &im, const onnx::NodeProto &node,
     if (!target || target->isFloat())
       return error(Importer::describe(node) + ": the target shape must be a "
                                               "constant");
-    int64_t known = 1, inferred = -1;
+    int64_t inferred = -1;
     for (size_t i = 0; i < target->ints.size(); ++i) {
       int64_t dim = target->ints[i];
       if (dim == 0 && !Importer::getInt(node, "allowzero", 0) && i < xs.size())
         dim = xs[i];
+      if (dim < -1 || (dim == -1 && inferred >= 0))
+        return error(subject + ": target shape " + formatShape(target->ints) +
+                     " is invalid (dimensions are at least 0, or one of "
+                     "them is -1)");
       if (dim == -1)
         inferred = i;
-      else
-        known *= dim;
       shape.push_back(dim);
     }
-    if (inferred >= 0 && known != 0)
-      shape[inferred] = count / known;
+    std::vector<int64_t> others = shape;
+    if (inferred >= 0)
+      others[inferred] = 1;
+    std::optional<int64_t> known = elementCount(others);
+    if (!known)
+      return error(subject + ": cannot reshape " + formatShape(xs) + " into " +
+                   formatShape(target->ints));
+    if (inferred >= 0 && *known != 0)
+      shape[inferred] = count / *known;
   } else if (type == "Squeeze") {
     std::vector<int64_t> axes = axesOf();
-    for (int64_t &axis : axes)
-      if (axis < 0)
-        axis += rank;
+    if (llvm::Error e = normalize(axes, rank))
+      return std::move(e);
+    for (int64_t axis : axes)
+      if (xs[axis] != 1)
+        return error(subject + ": cannot squeeze axis " + std::to_string(axis) +
+                     " of " + formatShape(xs) + ", whose size is not 1");
     for (int64_t d = 0; d < rank; ++d)
       if (!(axes.empty() ? xs[d] == 1 : llvm::is_contained(axes, d)))
         shape.push_back(xs[d]);
   } else { // Unsqueeze
     std::vector<int64_t> axes = axesOf();
     int64_t outRank = rank + axes.size();
-    for (int64_t &axis : axes)
-      if (axis < 0)
-        axis += outRank;
+    if (llvm::Error e = normalize(axes, outRank))
+      return std::move(e);
     size_t next = 0;
     for (int64_t d = 0; d < outRank; ++d)
       shape.push_back(llvm::is_contained(axes, d) ? 1 : xs[next++]);
   }
-  int64_t newCount = std::accumulate(shape.begin(), shape.end(), int64_t(1),
-                                     std::multiplies<int64_t>());
+  std::optional<int64_t> newCount = elementCount(shape);
   if (newCount != count)
     return error(Importer::describe(node) + ": cannot reshape " +
                  formatShape(xs) + " into " + formatShape(shape));
@@ -161,7 +198,13 @@ llvm::Expected<SliceSpec> onnx_import::sliceSpec(Importer &im,
   for (size_t k = 0; k < starts.size(); ++k) {
     int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
     if (axis < 0 || axis >= rank)
-      return error(Importer::describe(node) + ": axis out of range");
+      return error(Importer::describe(node) + ": axis " +
+                   std::to_string(axes[k]) + " is out of range for a rank-" +
+                   std::to_string(rank) + " input");
+    if (llvm::any_of(llvm::ArrayRef(axes).take_front(k),
+                     [&](int64_t a) { return (a < 0 ? a + rank : a) == axis; }))
+      return error(Importer::describe(node) + ": axis " + std::to_string(axis) +
+                   " is sliced twice");
     int64_t dim = ds[axis], step = steps[k];
     if (step == 0)
       return error(Importer::describe(node) + ": a step is 0");
@@ -221,8 +264,22 @@ llvm::Error convertConcat(Importer &im, const onnx::NodeProto &node) {
     return error(Importer::describe(node) + ": axis out of range");
   SmallVector<int64_t> shape(first.begin(), first.end());
   shape[axis] = 0;
-  for (Value value : inputs)
-    shape[axis] += Importer::shapeOf(value)[axis];
+  for (Value value : inputs) {
+    llvm::ArrayRef<int64_t> vs = Importer::shapeOf(value);
+    bool matches = vs.size() == first.size();
+    for (int64_t d = 0; matches && d < rank; ++d)
+      matches = d == axis || vs[d] == first[d];
+    if (!matches)
+      return error(Importer::describe(node) + ": cannot concatenate " +
+                   formatShape(first) + " and " + formatShape(vs) +
+                   " on axis " + std::to_string(axis) +
+                   " (ranks and the other dimensions must be equal)");
+    if (Importer::elementTypeOf(value) != Importer::elementTypeOf(inputs[0]))
+      return error(Importer::describe(node) + ": inputs differ in type");
+    shape[axis] += vs[axis];
+  }
+  if (llvm::Error e = checkShape(Importer::describe(node), shape))
+    return e;
   Value result = im.empty(shape, Importer::elementTypeOf(inputs[0]));
   int64_t offset = 0;
   for (Value value : inputs) {
@@ -363,6 +420,8 @@ llvm::Error convertExpand(Importer &im, const onnx::NodeProto &node) {
   auto shape = constantInts(im, node, 1);
   if (!shape)
     return shape.takeError();
+  if (llvm::Error e = checkShape(Importer::describe(node), *shape))
+    return e;
   auto result = im.elementwise(
       node, {x}, [](OpBuilder &, Location, ValueRange args) { return args[0]; },
       nullptr, *shape);
@@ -408,6 +467,8 @@ llvm::Error convertConstantOfShape(Importer &im, const onnx::NodeProto &node) {
       return error(Importer::describe(node) + ": value must have one element");
     fill = *data;
   }
+  if (llvm::Error e = checkShape(Importer::describe(node), *shape))
+    return e;
   ConstantData result = ConstantData::zeros(fill.kind, *shape);
   for (int64_t i = 0; i < result.size(); ++i)
     result.copyElement(i, fill, 0);
@@ -424,11 +485,20 @@ llvm::Error convertRange(Importer &im, const onnx::NodeProto &node) {
     return error(Importer::describe(node) +
                  ": start, limit and delta must be scalars known at compile "
                  "time");
+  if (start->kind != limit->kind || start->kind != delta->kind ||
+      start->kind == ElementKind::Bool)
+    return error(Importer::describe(node) +
+                 ": start, limit and delta must all be floats or all "
+                 "integers");
   double first = start->asDouble(0), step = delta->asDouble(0);
   if (step == 0)
     return error(Importer::describe(node) + ": delta is 0");
-  int64_t count = std::max<int64_t>(
-      0, static_cast<int64_t>(std::ceil((limit->asDouble(0) - first) / step)));
+  double steps = std::ceil((limit->asDouble(0) - first) / step);
+  if (!(steps <= static_cast<double>(kMaxElements)))
+    return error(Importer::describe(node) + ": the range has more than " +
+                 std::to_string(kMaxElements) +
+                 " elements, tcl's limit for a tensor");
+  int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
   ConstantData result = ConstantData::zeros(start->kind, {count});
   for (int64_t i = 0; i < count; ++i) {
     if (result.isFloat())

@@ -25,19 +25,43 @@ std::string onnx_import::formatShape(llvm::ArrayRef<int64_t> shape) {
   return text.empty() ? "scalar" : text;
 }
 
+std::optional<int64_t>
+onnx_import::elementCount(llvm::ArrayRef<int64_t> shape) {
+  // Any zero dimension makes the tensor empty, whatever the others are.
+  if (llvm::any_of(shape, [](int64_t dim) { return dim < 0; }))
+    return std::nullopt;
+  if (llvm::is_contained(shape, 0))
+    return 0;
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (count > kMaxElements / dim)
+      return std::nullopt;
+    count *= dim;
+  }
+  return count;
+}
+
+llvm::Error onnx_import::checkShape(const llvm::Twine &subject,
+                                    llvm::ArrayRef<int64_t> shape) {
+  if (elementCount(shape))
+    return llvm::Error::success();
+  if (llvm::any_of(shape, [](int64_t dim) { return dim < 0; }))
+    return error(subject + ": shape " + formatShape(shape) +
+                 " has a negative dimension");
+  return error(subject + ": shape " + formatShape(shape) + " has more than " +
+               std::to_string(kMaxElements) +
+               " elements, tcl's limit for a tensor");
+}
+
 llvm::Expected<ConstantData>
 onnx_import::readTensor(const onnx::TensorProto &tensor) {
   ConstantData data;
   data.shape.assign(tensor.dims().begin(), tensor.dims().end());
   // Dimensions come from the file: check them before multiplying.
-  constexpr int64_t kMaxElements = int64_t(1) << 40;
-  int64_t count = 1;
-  for (int64_t dim : data.shape) {
-    if (dim < 0 || (dim > 0 && count > kMaxElements / dim))
-      return error("tensor '" + tensor.name() + "' has invalid dimensions " +
-                   formatShape(data.shape));
-    count *= dim;
-  }
+  if (llvm::Error e = checkShape(
+          "tensor '" + tensor.name() + "' has invalid dimensions", data.shape))
+    return std::move(e);
+  int64_t count = data.size();
   if (tensor.has_data_location() &&
       tensor.data_location() == onnx::TensorProto::EXTERNAL)
     return error("tensor '" + tensor.name() +

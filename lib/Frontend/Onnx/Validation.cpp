@@ -1,0 +1,293 @@
+//===- Validation.cpp - Checks of an ONNX graph before shape inference ----===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// ONNX shape inference trusts the nodes it is given: a window op with a
+// stride of 0 divides by it, a convolution whose weights have another rank
+// than its input reads past the end of its attributes. So the model is
+// checked here first, and refused with an error that names the node and the
+// rule: every node has the inputs and outputs its operator requires, each
+// value is defined once, window attributes are in range, and the ranks of
+// window ops agree where the graph's static shapes make them known.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "llvm/ADT/StringSet.h"
+
+#include "onnx/defs/schema.h"
+
+using namespace mlir;
+using namespace mlir::tcl;
+using namespace mlir::tcl::onnx_import;
+
+namespace {
+
+/// Dimensions by value name, -1 where a dimension is not known.
+using ShapeMap = llvm::StringMap<std::vector<int64_t>>;
+
+std::vector<int64_t> dimsOf(const onnx::TensorShapeProto &shape) {
+  std::vector<int64_t> dims;
+  for (const auto &dim : shape.dim())
+    dims.push_back(dim.has_dim_value() && dim.dim_value() > 0 ? dim.dim_value()
+                                                              : -1);
+  return dims;
+}
+
+void recordValueInfo(ShapeMap &shapes, const onnx::ValueInfoProto &info) {
+  if (info.type().has_tensor_type() && info.type().tensor_type().has_shape() &&
+      !shapes.count(info.name()))
+    shapes[info.name()] = dimsOf(info.type().tensor_type().shape());
+}
+
+/// The static shapes ONNX shape inference starts from: graph inputs (with
+/// the user's shapes), initializers, value_info and Constant nodes.
+ShapeMap knownShapes(const onnx::GraphProto &graph,
+                     const OnnxImportOptions &options) {
+  ShapeMap shapes;
+  for (const auto &[name, shape] : options.inputShapes)
+    shapes[name] = shape;
+  for (const onnx::TensorProto &init : graph.initializer())
+    shapes[init.name()].assign(init.dims().begin(), init.dims().end());
+  for (const onnx::ValueInfoProto &info : graph.input())
+    recordValueInfo(shapes, info);
+  for (const onnx::ValueInfoProto &info : graph.value_info())
+    recordValueInfo(shapes, info);
+  for (const onnx::NodeProto &node : graph.node())
+    if (node.op_type() == "Constant" && node.output_size() == 1)
+      if (const auto *value = Importer::attribute(node, "value"))
+        shapes[node.output(0)].assign(value->t().dims().begin(),
+                                      value->t().dims().end());
+  return shapes;
+}
+
+/// Operators whose first output has the rank of their first input.
+bool keepsRank(llvm::StringRef type) {
+  return llvm::is_contained({"Relu",
+                             "LeakyRelu",
+                             "Sigmoid",
+                             "Tanh",
+                             "Elu",
+                             "Selu",
+                             "HardSigmoid",
+                             "HardSwish",
+                             "Gelu",
+                             "Erf",
+                             "Exp",
+                             "Log",
+                             "Sqrt",
+                             "Abs",
+                             "Neg",
+                             "Reciprocal",
+                             "Clip",
+                             "Identity",
+                             "Dropout",
+                             "Cast",
+                             "Softmax",
+                             "LogSoftmax",
+                             "BatchNormalization",
+                             "InstanceNormalization",
+                             "LayerNormalization",
+                             "Conv",
+                             "ConvTranspose",
+                             "MaxPool",
+                             "AveragePool",
+                             "LpPool"},
+                            type);
+}
+
+/// Operators with spatial windows, whose attributes ONNX shape inference
+/// divides and indexes by without checking them.
+bool isWindowOp(llvm::StringRef type) {
+  return llvm::is_contained({"Conv", "ConvInteger", "ConvTranspose",
+                             "QLinearConv", "MaxPool", "AveragePool", "LpPool",
+                             "MaxUnpool"},
+                            type);
+}
+
+class Validator {
+public:
+  Validator(const onnx::ModelProto &model, const OnnxImportOptions &options)
+      : graph(model.graph()), shapes(knownShapes(graph, options)) {
+    for (const onnx::OperatorSetIdProto &set : model.opset_import())
+      if (set.domain().empty() || set.domain() == "ai.onnx")
+        opset = set.version();
+    for (const onnx::ValueInfoProto &in : graph.input())
+      definedBy[in.name()] = -1;
+    for (const onnx::TensorProto &init : graph.initializer())
+      definedBy[init.name()] = -1;
+  }
+
+  llvm::Error run() {
+    for (int index = 0; index < graph.node_size(); ++index) {
+      const onnx::NodeProto &node = graph.node(index);
+      std::string subject = Importer::describe(node, index);
+      if (llvm::Error e = checkArity(node, subject))
+        return e;
+      if (llvm::Error e = checkOutputsAreNew(node, index, subject))
+        return e;
+      if (isWindowOp(node.op_type())) {
+        if (llvm::Error e = checkWindowAttributes(node, subject))
+          return e;
+        if (llvm::Error e = checkWindowRanks(node, subject))
+          return e;
+      }
+      propagateRank(node);
+    }
+    return llvm::Error::success();
+  }
+
+private:
+  /// Input and output counts, and required inputs named, as the operator's
+  /// schema for the model's opset says.
+  llvm::Error checkArity(const onnx::NodeProto &node,
+                         const std::string &subject) {
+    if (node.output_size() == 0 || node.output(0).empty())
+      return error(subject + ": has no output (a node defines at least its "
+                             "first output)");
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      return llvm::Error::success();
+    const onnx::OpSchema *schema =
+        onnx::OpSchemaRegistry::Schema(node.op_type(), opset);
+    if (!schema)
+      return llvm::Error::success(); // The importer names it as unsupported.
+    auto range = [](int low, int high, const char *what) {
+      std::string noun = std::string(what) + (high == 1 ? "" : "s");
+      if (low == high)
+        return std::to_string(low) + " " + noun;
+      if (high == std::numeric_limits<int>::max())
+        return "at least " + std::to_string(low) + " " + what +
+               (low == 1 ? "" : "s");
+      return std::to_string(low) + " to " + std::to_string(high) + " " + noun;
+    };
+    if (node.input_size() < schema->min_input() ||
+        node.input_size() > schema->max_input())
+      return error(subject + ": takes " +
+                   range(schema->min_input(), schema->max_input(), "input") +
+                   ", got " + std::to_string(node.input_size()));
+    if (node.output_size() < schema->min_output() ||
+        node.output_size() > schema->max_output())
+      return error(subject + ": has " +
+                   range(schema->min_output(), schema->max_output(), "output") +
+                   ", got " + std::to_string(node.output_size()));
+    const auto &formals = schema->inputs();
+    for (int i = 0; i < node.input_size() && !formals.empty(); ++i) {
+      const auto &formal = formals[std::min<size_t>(i, formals.size() - 1)];
+      if (node.input(i).empty() &&
+          formal.GetOption() != onnx::OpSchema::Optional)
+        return error(subject + ": input " + std::to_string(i) + " (" +
+                     formal.GetName() + ") is required but has no name");
+    }
+    return llvm::Error::success();
+  }
+
+  /// ONNX graphs are in SSA form: each value has one definition.
+  llvm::Error checkOutputsAreNew(const onnx::NodeProto &node, int index,
+                                 const std::string &subject) {
+    for (const std::string &name : node.output()) {
+      if (name.empty())
+        continue; // An optional output left out.
+      auto [found, isNew] = definedBy.try_emplace(name, index);
+      if (isNew)
+        continue;
+      return error(subject + ": output '" + name + "' is already defined " +
+                   (found->second < 0
+                        ? std::string("as a graph input or "
+                                      "initializer")
+                        : "by node #" + std::to_string(found->second)) +
+                   " (each value must be defined once)");
+    }
+    return llvm::Error::success();
+  }
+
+  llvm::Error checkWindowAttributes(const onnx::NodeProto &node,
+                                    const std::string &subject) {
+    for (auto [name, least] : {std::pair<const char *, int64_t>("strides", 1),
+                               {"dilations", 1},
+                               {"kernel_shape", 1},
+                               {"pads", 0},
+                               {"output_padding", 0}}) {
+      for (int64_t value : Importer::getInts(node, name))
+        if (value < least)
+          return error(subject + ": " + name + " must be " +
+                       (least ? "at least 1" : "non-negative") + ", got " +
+                       std::to_string(value));
+    }
+    if (Importer::attribute(node, "group") &&
+        Importer::getInt(node, "group", 1) < 1)
+      return error(subject + ": group must be at least 1, got " +
+                   std::to_string(Importer::getInt(node, "group", 1)));
+    return llvm::Error::success();
+  }
+
+  const std::vector<int64_t> *shapeOf(const onnx::NodeProto &node, int i) {
+    if (i >= node.input_size() || node.input(i).empty())
+      return nullptr;
+    auto found = shapes.find(node.input(i));
+    return found == shapes.end() ? nullptr : &found->second;
+  }
+
+  /// A window op's data has a batch and a channel dimension and at least one
+  /// spatial one; a convolution's weights have the same rank; spatial
+  /// attributes have one entry per spatial dimension.
+  llvm::Error checkWindowRanks(const onnx::NodeProto &node,
+                               const std::string &subject) {
+    const std::vector<int64_t> *x = shapeOf(node, 0);
+    if (!x)
+      return llvm::Error::success();
+    int64_t rank = x->size();
+    if (rank < 3)
+      return error(subject + ": its input has rank " + std::to_string(rank) +
+                   " (shape " + formatShape(*x) +
+                   "); it needs a batch, a channel and at least one spatial "
+                   "dimension");
+    int weightIndex = node.op_type() == "QLinearConv" ? 3 : 1;
+    bool hasWeights = node.op_type().find("Conv") != std::string::npos;
+    if (hasWeights)
+      if (const std::vector<int64_t> *w = shapeOf(node, weightIndex))
+        if (static_cast<int64_t>(w->size()) != rank)
+          return error(subject + ": its weights have rank " +
+                       std::to_string(w->size()) + " (shape " +
+                       formatShape(*w) + ") but its input has rank " +
+                       std::to_string(rank) + "; they must be equal");
+    size_t spatial = rank - 2;
+    for (const char *name : {"strides", "dilations", "kernel_shape"}) {
+      std::vector<int64_t> values = Importer::getInts(node, name);
+      if (Importer::attribute(node, name) && values.size() != spatial)
+        return error(subject + ": " + name + " has " +
+                     std::to_string(values.size()) + " entries for " +
+                     std::to_string(spatial) + " spatial dimensions");
+    }
+    std::vector<int64_t> pads = Importer::getInts(node, "pads");
+    if (Importer::attribute(node, "pads") && pads.size() != 2 * spatial)
+      return error(subject + ": pads has " + std::to_string(pads.size()) +
+                   " entries for " + std::to_string(spatial) +
+                   " spatial dimensions (it needs 2 per dimension)");
+    return llvm::Error::success();
+  }
+
+  /// Ranks known after the node, for the checks of the nodes that follow.
+  void propagateRank(const onnx::NodeProto &node) {
+    const std::vector<int64_t> *x = shapeOf(node, 0);
+    if (!x || node.output(0).empty() || shapes.count(node.output(0)))
+      return;
+    if (keepsRank(node.op_type()))
+      shapes[node.output(0)] = std::vector<int64_t>(x->size(), -1);
+  }
+
+  const onnx::GraphProto &graph;
+  ShapeMap shapes;
+  /// Node index by defined value name; -1 for graph inputs and initializers.
+  llvm::StringMap<int> definedBy;
+  int64_t opset = 21;
+};
+
+} // namespace
+
+llvm::Error onnx_import::validateModel(const onnx::ModelProto &model,
+                                       const OnnxImportOptions &options) {
+  return Validator(model, options).run();
+}

@@ -1,0 +1,149 @@
+"""Writes malformed ONNX models, one per case, that tcl must refuse cleanly.
+
+Usage: malformed_models.py OUT_DIR -> OUT_DIR/<case>.onnx
+
+Each model breaks one rule (found by fuzzing: a crash, or a silent
+miscompile). The ONNX checker refuses many of them, so it is not called:
+the models are serialized as they are.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+
+FLOAT, INT64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def value(name, shape, dtype=FLOAT):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def const(name, values, dtype=np.int64):
+    return helper.make_node(
+        "Constant", [], [name],
+        value=numpy_helper.from_array(np.array(values, dtype=dtype), name))
+
+
+def init(name, values, dtype=np.float32):
+    return numpy_helper.from_array(np.array(values, dtype=dtype), name)
+
+
+def save(case, nodes, inputs, outputs=None, initializers=(), opset=13):
+    graph = helper.make_graph(nodes, case, inputs,
+                              outputs or [value("y", None)],
+                              initializer=list(initializers))
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    with open(os.path.join(out, case + ".onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
+x23 = [value("x", [2, 3])]
+ints = [value("y", None, INT64)]  # The output of an integer case.
+x4 = [value("x", [1, 3, 8, 8])]
+weights = [init("w", np.ones((4, 3, 3, 3)))]
+
+# 1. A node with no output.
+save("no_output", [helper.make_node("Relu", ["x"], [], name="n")], x23)
+
+# 2. Import-time evaluation with an input missing or left empty.
+save("expand_empty_input",
+     [const("c", [1.0, 2.0], np.float32),
+      helper.make_node("Expand", ["c", ""], ["y"], name="e")], x23)
+save("gather_missing_input",
+     [const("c", [1, 2, 3]),
+      helper.make_node("Gather", ["c"], ["y"], name="g")], x23, ints)
+
+# 4. Negative or huge shapes.
+save("constant_of_shape_negative",
+     [const("s", [-1]),
+      helper.make_node("ConstantOfShape", ["s"], ["y"], name="c")], x23)
+save("constant_of_shape_huge",
+     [const("s", [2**62]),
+      helper.make_node("ConstantOfShape", ["s"], ["y"], name="c")], x23)
+save("range_huge",
+     [const("a", 0), const("b", 10**18), const("d", 1),
+      helper.make_node("Range", ["a", "b", "d"], ["y"], name="r")],
+     x23, ints)
+save("expand_negative",
+     [const("s", [-4, 3]),
+      helper.make_node("Expand", ["x", "s"], ["y"], name="e")],
+     [value("x", [1, 3])])
+save("expand_huge",
+     [const("c", [1.0, 2.0, 3.0], np.float32), const("s", [2**20, 2**20, 3]),
+      helper.make_node("Expand", ["c", "s"], ["y"], name="e")], x23)
+save("input_huge", [helper.make_node("Relu", ["x"], ["y"], name="r")],
+     [value("x", [2**62, 4])])
+
+# 5. Axes out of range.
+for case, axis in [("flatten_axis_minus3", -3), ("flatten_axis_minus10", -10),
+                   ("flatten_axis_huge", 2**40), ("flatten_axis_3", 3)]:
+    save(case, [helper.make_node("Flatten", ["x"], ["y"], name="f",
+                                 axis=axis)], x23)
+save("unsqueeze_axis_5",
+     [const("axes", [5]),
+      helper.make_node("Unsqueeze", ["x", "axes"], ["y"], name="u")], x23)
+save("unsqueeze_axis_twice",
+     [const("axes", [0, -4]),
+      helper.make_node("Unsqueeze", ["x", "axes"], ["y"], name="u")], x23)
+
+# 6. Window attributes out of range.
+save("conv_strides_0",
+     [helper.make_node("Conv", ["x", "w"], ["y"], name="c", strides=[0, 0])],
+     x4, initializers=weights)
+save("maxpool_strides_negative",
+     [helper.make_node("MaxPool", ["x"], ["y"], name="p", kernel_shape=[2, 2],
+                       strides=[-1, 1])], x4)
+save("averagepool_strides_0",
+     [helper.make_node("AveragePool", ["x"], ["y"], name="p",
+                       kernel_shape=[2, 2], strides=[1, 0])], x4)
+save("conv_pads_negative",
+     [helper.make_node("Conv", ["x", "w"], ["y"], name="c",
+                       pads=[0, -1, 0, 0])], x4, initializers=weights)
+
+# 7. Window ranks that disagree.
+save("conv_input_2d",
+     [helper.make_node("Conv", ["x", "w"], ["y"], name="c")], x23,
+     initializers=weights)
+save("conv_weights_5d",
+     [helper.make_node("Conv", ["x", "w"], ["y"], name="c")], x4,
+     initializers=[init("w", np.ones((4, 3, 3, 3, 3)))])
+
+# 8. Undefined integer division at import time.
+save("div_overflow",
+     [const("a", [-2**63]), const("b", [-1]),
+      helper.make_node("Div", ["a", "b"], ["y"], name="d")], x23, ints)
+save("div_by_zero",
+     [const("a", [5]), const("b", [0]),
+      helper.make_node("Div", ["a", "b"], ["y"], name="d")], x23, ints)
+
+# Invalid models that used to compile.
+save("concat_mismatch",
+     [helper.make_node("Concat", ["x", "z"], ["y"], name="c", axis=0)],
+     [value("x", [2, 3]), value("z", [2, 5])])
+save("batchnorm_scale_5",
+     [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"],
+                       name="bn")], x4,
+     initializers=[init("s", np.ones(5)), init("b", np.zeros(3)),
+                   init("m", np.zeros(3)), init("v", np.ones(3))])
+save("conv_kernel_mismatch",
+     [helper.make_node("Conv", ["x", "w"], ["y"], name="c",
+                       kernel_shape=[5, 5])], x4, initializers=weights)
+save("squeeze_axis_out_of_range",
+     [const("axes", [3]),
+      helper.make_node("Squeeze", ["x", "axes"], ["y"], name="s")],
+     [value("x", [2, 1, 3])])
+save("duplicate_output",
+     [helper.make_node("Relu", ["x"], ["y"], name="a"),
+      helper.make_node("Sigmoid", ["x"], ["y"], name="b")], x23)
+save("add_one_input", [helper.make_node("Add", ["x"], ["y"], name="a")], x23)
+save("slice_duplicate_axes",
+     [const("starts", [0, 1]), const("ends", [2, 3]), const("axes", [1, -1]),
+      helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"],
+                       name="s")], [value("x", [4, 4])])
