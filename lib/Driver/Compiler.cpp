@@ -167,6 +167,8 @@ static llvm::Error emitNativeCode(ModuleOp module, const Platform &platform,
       return iface.takeError();
     api = std::move(*iface);
   }
+  // The functions' signatures, which the library carries for its loaders.
+  std::vector<FunctionSignature> signatures = getFunctionSignatures(module);
   PassManager pm(module.getContext());
   buildLowerToLLVMPipeline(pm, LoweringOptions(platform));
   if (failed(pm.run(module)))
@@ -176,7 +178,7 @@ static llvm::Error emitNativeCode(ModuleOp module, const Platform &platform,
   if (options.emit == EmitKind::SharedLibrary) {
     if (llvm::Error failure = emitSharedLibrary(
             module, target, platform.getThreads() > 1, options.output,
-            api ? api->getSource() : ""))
+            signatures, api ? api->getSource() : ""))
       return failure;
     if (!api)
       return llvm::Error::success();

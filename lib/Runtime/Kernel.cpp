@@ -16,11 +16,16 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVectorExtras.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 #include <dlfcn.h>
+#include <optional>
 #include <random>
 
 using namespace mlir;
@@ -72,6 +77,15 @@ KernelSignature::fromFunction(ModuleOp module, llvm::StringRef entry) {
     signature.outputs.push_back(std::move(*shape));
   }
   return signature;
+}
+
+std::string KernelSignature::str() const {
+  auto format = [](const std::vector<std::vector<int64_t>> &shapes) {
+    return llvm::map_to_vector(shapes, [](const std::vector<int64_t> &shape) {
+      return formatSignatureTensor("f32", shape);
+    });
+  };
+  return formatKernelSignature(format(inputs), format(outputs));
 }
 
 std::vector<Buffer> KernelSignature::makeOutputs() const {
@@ -419,6 +433,80 @@ llvm::Expected<Kernel> Kernel::jit(llvm::StringRef source,
   return jit(*module, entry, options);
 }
 
+/// Checks the ELF file `object` (of `fileSize` bytes): a shared object whose
+/// program headers and segments all lie within the file. dlopen maps the
+/// segments without such checks, and touching a page past the end of a
+/// truncated file raises SIGBUS.
+template <typename ELFT>
+static llvm::Error checkElfSharedLibrary(const llvm::object::ELFFile<ELFT> &elf,
+                                         uint64_t fileSize) {
+  if (elf.getHeader().e_type != llvm::ELF::ET_DYN)
+    return llvm::createStringError("it is an ELF file but not a shared "
+                                   "object");
+  auto headers = elf.program_headers();
+  if (!headers)
+    return headers.takeError();
+  if (headers->empty())
+    return llvm::createStringError("it has no program headers");
+  for (auto [index, header] : llvm::enumerate(*headers)) {
+    uint64_t offset = header.p_offset, size = header.p_filesz;
+    if (offset > fileSize || size > fileSize - offset)
+      return llvm::createStringError(
+          "program header " + llvm::Twine(index) + " spans bytes " +
+          llvm::Twine(offset) + " to " + llvm::Twine(offset + size) +
+          " of a file of " + llvm::Twine(fileSize) + " bytes");
+  }
+  auto sections = elf.sections();
+  if (!sections)
+    return sections.takeError();
+  for (auto [index, section] : llvm::enumerate(*sections)) {
+    if (section.sh_type == llvm::ELF::SHT_NOBITS)
+      continue;
+    uint64_t offset = section.sh_offset, size = section.sh_size;
+    if (offset > fileSize || size > fileSize - offset)
+      return llvm::createStringError(
+          "section " + llvm::Twine(index) + " spans bytes " +
+          llvm::Twine(offset) + " to " + llvm::Twine(offset + size) +
+          " of a file of " + llvm::Twine(fileSize) + " bytes");
+  }
+  return llvm::Error::success();
+}
+
+/// Refuses `path` unless it is a complete ELF shared library.
+static llvm::Error checkSharedLibraryFile(llvm::StringRef path) {
+  auto fail = [&](llvm::Error reason) {
+    return llvm::createStringError("'" + path +
+                                   "' is not a complete shared library: " +
+                                   llvm::toString(std::move(reason)));
+  };
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return llvm::createStringError("cannot load " + path + ": " +
+                                   buffer.getError().message());
+  // Without reading the sections yet: the checks below say what is missing.
+  auto object = llvm::object::ObjectFile::createObjectFile(
+      (*buffer)->getMemBufferRef(), llvm::file_magic::unknown,
+      /*InitContent=*/false);
+  if (!object)
+    return fail(object.takeError());
+  uint64_t size = (*buffer)->getBufferSize();
+  llvm::Error error = llvm::Error::success();
+  if (auto *elf = dyn_cast<llvm::object::ELF32LEObjectFile>(object->get()))
+    error = checkElfSharedLibrary(elf->getELFFile(), size);
+  else if (auto *elf = dyn_cast<llvm::object::ELF32BEObjectFile>(object->get()))
+    error = checkElfSharedLibrary(elf->getELFFile(), size);
+  else if (auto *elf = dyn_cast<llvm::object::ELF64LEObjectFile>(object->get()))
+    error = checkElfSharedLibrary(elf->getELFFile(), size);
+  else if (auto *elf = dyn_cast<llvm::object::ELF64BEObjectFile>(object->get()))
+    error = checkElfSharedLibrary(elf->getELFFile(), size);
+  else
+    error = llvm::createStringError("it is not an ELF file");
+  if (error)
+    return fail(std::move(error));
+  return llvm::Error::success();
+}
+
 llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,
                                     llvm::StringRef entry,
                                     KernelSignature signature) {
@@ -428,6 +516,8 @@ llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,
   // the current directory.
   llvm::SmallString<256> path(libraryPath);
   llvm::sys::fs::make_absolute(path);
+  if (llvm::Error error = checkSharedLibraryFile(libraryPath))
+    return std::move(error);
   void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library)
     return llvm::createStringError(std::string("cannot load ") +
@@ -452,6 +542,25 @@ llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,
     dlclose(library);
     return llvm::createStringError("no _mlir_ciface_" + entry.str() + " in " +
                                    libraryPath.str());
+  }
+  // The library's function must take and return the buffers the caller
+  // passes: one built for another model would read and write out of bounds.
+  std::string symbol = (kLibrarySignatureSymbolPrefix + entry).str();
+  std::string expected = signature.str();
+  std::optional<std::string> recorded;
+  if (auto *text = static_cast<const char *>(dlsym(library, symbol.c_str())))
+    recorded = text; // Copied: the text goes with the library.
+  if (!recorded || *recorded != expected) {
+    dlclose(library);
+    if (!recorded)
+      return llvm::createStringError(
+          "'" + libraryPath.str() + "' records no signature of @" +
+          entry.str() + " (no symbol " + symbol +
+          "): it was not built by tcl-compile, which records it; rebuild it");
+    return llvm::createStringError(
+        "'" + libraryPath.str() + "' was compiled for a different function: @" +
+        entry.str() + " there has the signature " + *recorded +
+        ", but the caller expects " + expected);
   }
   Kernel kernel;
   kernel.signature = std::move(signature);

@@ -6,12 +6,15 @@
 
 #include "tcl/Target/Codegen.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/SmallVectorExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -130,11 +133,58 @@ llvm::Error mlir::tcl::linkSharedLibrary(llvm::StringRef objectPath,
   return llvm::Error::success();
 }
 
-llvm::Error mlir::tcl::emitSharedLibrary(ModuleOp module,
-                                         const TargetArch &platform,
-                                         bool usesOpenMP,
-                                         llvm::StringRef libraryPath,
-                                         llvm::StringRef cApiSource) {
+std::string mlir::tcl::formatSignatureTensor(llvm::StringRef elementType,
+                                             llvm::ArrayRef<int64_t> shape) {
+  std::string text = elementType.str() + "[";
+  for (auto [index, size] : llvm::enumerate(shape)) {
+    if (index != 0)
+      text += "x";
+    text += ShapedType::isDynamic(size) ? "?" : std::to_string(size);
+  }
+  return text + "]";
+}
+
+std::string
+mlir::tcl::formatKernelSignature(llvm::ArrayRef<std::string> inputs,
+                                 llvm::ArrayRef<std::string> outputs) {
+  return llvm::join(inputs, ",") + "->" + llvm::join(outputs, ",");
+}
+
+/// `type` as formatSignatureTensor writes it, if it is a ranked tensor;
+/// else as MLIR prints it.
+static std::string formatSignatureType(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+    tensor.getElementType().print(os);
+    return formatSignatureTensor(text, tensor.getShape());
+  }
+  type.print(os);
+  return text;
+}
+
+std::vector<FunctionSignature>
+mlir::tcl::getFunctionSignatures(ModuleOp module) {
+  std::vector<FunctionSignature> signatures;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (function.isExternal() || !function.isPublic())
+      continue;
+    auto format = [](TypeRange types) {
+      return llvm::map_to_vector(types, formatSignatureType);
+    };
+    signatures.push_back(
+        {function.getSymName().str(),
+         formatKernelSignature(format(function.getArgumentTypes()),
+                               format(function.getResultTypes()))});
+  }
+  return signatures;
+}
+
+llvm::Error
+mlir::tcl::emitSharedLibrary(ModuleOp module, const TargetArch &platform,
+                             bool usesOpenMP, llvm::StringRef libraryPath,
+                             llvm::ArrayRef<FunctionSignature> signatures,
+                             llvm::StringRef cApiSource) {
   auto machine = createTargetMachine(platform);
   if (!machine)
     return machine.takeError();
@@ -148,6 +198,14 @@ llvm::Error mlir::tcl::emitSharedLibrary(ModuleOp module,
                            /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, targetName,
                            kLibraryTargetSymbol);
+  for (const FunctionSignature &signature : signatures) {
+    llvm::Constant *text =
+        llvm::ConstantDataArray::getString(llvmContext, signature.signature);
+    new llvm::GlobalVariable(
+        **llvmModule, text->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::ExternalLinkage, text,
+        (kLibrarySignatureSymbolPrefix + signature.name).str());
+  }
   llvm::SmallString<128> objectPath;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("tcl", "o", objectPath))

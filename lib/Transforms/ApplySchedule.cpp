@@ -305,6 +305,19 @@ LogicalResult TransformEmitter::emitPad(tcl::PadOp op,
       return op.emitOpError("operand ")
              << operand << " is out of range: " << instance.anchor->getName()
              << " has " << numOperands << " operands";
+  // MLIR's hoist_pad crashes (or fails) on the copy of an output tile, which
+  // the loops update. The verifier (PadOp::applyToState) refuses this for
+  // named anchors; it does not know the operands of a linalg.generic.
+  int64_t numInputs =
+      cast<DestinationStyleOpInterface>(instance.anchor).getNumDpsInputs();
+  if (op.getHoist().value_or(0) > 0)
+    for (int64_t operand : op.getOperands())
+      if (operand >= numInputs)
+        return op.emitOpError("hoisting the padding of output operand ")
+               << operand
+               << " is not supported (the loops update the output tile, so "
+                  "its copy cannot move out of them); pad it without hoist, "
+                  "or hoist only input operands";
   Location loc = op.getLoc();
   transform::PadOp padded =
       padAnchor(loc, op.getOperands(), before.getNumDims());

@@ -11,6 +11,7 @@
 
 #include "tcl/Transforms/DefaultSchedule.h"
 #include "tcl/Transforms/Passes.h"
+#include "tcl/Transforms/TaskExtraction.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -274,6 +275,8 @@ ScheduleOp
 mlir::tcl::buildDefaultSchedule(OpBuilder &builder, linalg::LinalgOp anchor,
                                 StringRef task, const Platform &platform,
                                 bool hasEpilogue) {
+  assert(anchor.getNumLoops() > 0 &&
+         "a rank-0 op has no loop to schedule (see isTaskAnchor)");
   std::string kinds;
   for (utils::IteratorType kind : anchor.getIteratorTypesArray())
     kinds.push_back(kind == utils::IteratorType::reduction ? 'r' : 'p');
@@ -348,10 +351,12 @@ struct DefaultSchedulesPass
         epilogueTasks.insert(tag.getValue());
         return;
       }
+      // A rank-0 op has no loop to schedule, even when tagged: plain code.
+      if (op.getNumLoops() == 0)
+        return;
       auto task = op->getAttrOfType<StringAttr>(kTaskAttrName);
       if (!task) {
-        if (!lookupAnchor(op->getName().getStringRef()) ||
-            !op.hasPureTensorSemantics())
+        if (!isTaskAnchor(op))
           return;
         std::string name;
         do

@@ -77,6 +77,11 @@ static std::string describeOp(Operation *op) {
   return text;
 }
 
+bool mlir::tcl::isTaskAnchor(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&
+         lookupAnchor(op->getName().getStringRef());
+}
+
 double mlir::tcl::countFlops(linalg::LinalgOp linalgOp) {
   double points = 1;
   for (int64_t extent : linalgOp.getStaticLoopRanges()) {
@@ -95,8 +100,7 @@ double mlir::tcl::countFlops(linalg::LinalgOp linalgOp) {
 double mlir::tcl::countAnchorFlops(Operation *root) {
   double flops = 0;
   root->walk([&](linalg::LinalgOp op) {
-    if (op.hasPureTensorSemantics() &&
-        lookupAnchor(op->getName().getStringRef()))
+    if (isTaskAnchor(op))
       flops += countFlops(op);
   });
   return flops;
@@ -107,8 +111,7 @@ std::vector<TaskSummary> mlir::tcl::extractTasks(ModuleOp module) {
   SmallVector<linalg::LinalgOp> anchors;
   module.walk([&](linalg::LinalgOp op) {
     if (op->getParentOfType<ScheduleOp>() || op->hasAttr(kEpilogueAttrName) ||
-        op->hasAttr(kTaskAttrName) || !op.hasPureTensorSemantics() ||
-        !lookupAnchor(op->getName().getStringRef()))
+        op->hasAttr(kTaskAttrName) || !isTaskAnchor(op))
       return;
     anchors.push_back(op);
   });

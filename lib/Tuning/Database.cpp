@@ -7,6 +7,8 @@
 #include "tcl/Tuning/Database.h"
 #include "tcl/Target/Platform.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 
 #include <ctime>
@@ -83,6 +85,26 @@ CREATE TABLE IF NOT EXISTS workload_sources(
   key TEXT NOT NULL, source TEXT NOT NULL, UNIQUE(key, source));
 )sql";
 
+/// The version of kSchema, stored in the file's `PRAGMA user_version` when
+/// it is created. A database of another version is refused rather than read
+/// as empty. Version 0 is a database from before the version was stored:
+/// it opens (and gets the version) if its tables are kSchema's.
+constexpr int64_t kSchemaVersion = 1;
+
+/// The tables of kSchema and the columns each must have.
+struct TableColumns {
+  const char *table;
+  std::vector<const char *> columns;
+};
+const TableColumns kSchemaTables[] = {
+    {"workloads", {"id", "key", "anchor", "flops", "module"}},
+    {"platforms", {"id", "name", "target", "threads", "features"}},
+    {"records",
+     {"id", "workload", "platform", "schedule", "genome", "status", "message",
+      "min_s", "median_s", "max_s", "repeats", "max_error", "proposer", "round",
+      "time"}},
+};
+
 constexpr const char *kRecordColumns =
     "w.key, p.name, r.schedule, r.genome, r.status, r.message, r.min_s, "
     "r.median_s, r.max_s, r.repeats, r.max_error, r.proposer, r.round, "
@@ -112,13 +134,95 @@ TuningDatabase::open(llvm::StringRef path) {
   // A collector and an export may use the file at the same time.
   sqlite3_busy_timeout(db, 30000);
   std::unique_ptr<TuningDatabase> database(new TuningDatabase(db));
+  if (llvm::Error error = database->checkFile(path))
+    return std::move(error);
   // WAL: a reader never blocks the tuner, and a killed writer leaves the
   // last committed transaction intact.
   if (llvm::Error error = database->exec("PRAGMA journal_mode=WAL;"))
     return std::move(error);
   if (llvm::Error error = database->exec(kSchema))
     return std::move(error);
+  // Stamp a new database (or one from before versions were stored).
+  int64_t version = 0;
+  {
+    Statement query(db, "PRAGMA user_version");
+    if (!query.valid() || query.step() != SQLITE_ROW)
+      return sqliteError(db, "read the schema version of '" + path + "'");
+    version = query.integer(0);
+  }
+  if (version != kSchemaVersion)
+    if (llvm::Error error = database->exec(
+            ("PRAGMA user_version=" + llvm::Twine(kSchemaVersion) + ";").str()))
+      return std::move(error);
   return std::move(database);
+}
+
+llvm::Error TuningDatabase::checkFile(llvm::StringRef path) {
+  auto refuse = [&](const llvm::Twine &reason) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "tuning database '" + path + "': " + reason);
+  };
+  // Damaged pages: without this check, queries over them fail and read as
+  // "no records".
+  {
+    auto unreadable = [&]() {
+      bool corrupt = (sqlite3_errcode(db) & 0xff) == SQLITE_CORRUPT;
+      return refuse(llvm::Twine(corrupt ? "the file is corrupt ("
+                                        : "not a readable SQLite database (") +
+                    sqlite3_errmsg(db) + ")");
+    };
+    Statement check(db, "PRAGMA quick_check");
+    if (!check.valid())
+      return unreadable();
+    std::vector<std::string> problems;
+    int status;
+    while ((status = check.step()) == SQLITE_ROW)
+      if (check.text(0) != "ok" && problems.size() < 3)
+        problems.push_back(check.text(0));
+    if (status != SQLITE_DONE)
+      return unreadable();
+    if (!problems.empty())
+      return refuse("the file is corrupt (PRAGMA quick_check: " +
+                    llvm::join(problems, "; ") + ")");
+  }
+  Statement versionQuery(db, "PRAGMA user_version");
+  if (!versionQuery.valid() || versionQuery.step() != SQLITE_ROW)
+    return sqliteError(db, "read the schema version of '" + path + "'");
+  int64_t version = versionQuery.integer(0);
+  Statement tableQuery(db, "SELECT count(*) FROM sqlite_master");
+  if (!tableQuery.valid() || tableQuery.step() != SQLITE_ROW)
+    return sqliteError(db, "read the tables of '" + path + "'");
+  if (version == 0 && tableQuery.integer(0) == 0)
+    return llvm::Error::success(); // A new database: open creates it.
+  if (version != 0 && version != kSchemaVersion)
+    return refuse("it has schema version " + llvm::Twine(version) +
+                  ", this tcl reads version " + llvm::Twine(kSchemaVersion));
+  // Version kSchemaVersion, or 0 (written before the version was stored):
+  // the tables must be kSchema's.
+  for (const TableColumns &expected : kSchemaTables) {
+    Statement columns(
+        db, ("PRAGMA table_info(" + llvm::Twine(expected.table) + ")").str());
+    if (!columns.valid())
+      return sqliteError(db, "read the schema of '" + path + "'");
+    llvm::StringSet<> present;
+    while (columns.step() == SQLITE_ROW)
+      present.insert(columns.text(1));
+    std::string what = version == 0 ? "it is not a tcl tuning database"
+                                    : "its schema is not version " +
+                                          std::to_string(kSchemaVersion) +
+                                          " as it claims";
+    if (present.empty())
+      return refuse(what + " (no table '" + expected.table +
+                    "'; expected schema version " +
+                    std::to_string(kSchemaVersion) + ")");
+    for (const char *column : expected.columns)
+      if (!present.contains(column))
+        return refuse(what + " (table '" + expected.table +
+                      "' has no column '" + column +
+                      "'; expected schema version " +
+                      std::to_string(kSchemaVersion) + ")");
+  }
+  return llvm::Error::success();
 }
 
 TuningDatabase::~TuningDatabase() { sqlite3_close(db); }

@@ -368,7 +368,8 @@ ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
       if (int64_t order = genome.knobs[kOrder])
         b.create<InterchangeOp>(loc,
                                 b.getDenseI64ArrayAttr(kMatmulOrders[order]));
-      // B packed into a contiguous panel, copied once per cache tile.
+      // B packed into a contiguous panel, copied once per cache tile. Only
+      // an input: the verifier refuses to hoist the output's padding.
       if (genome.knobs[kPackB])
         b.create<tcl::PadOp>(loc, b.getDenseI64ArrayAttr({1}),
                              b.getI64IntegerAttr(1));

@@ -14,6 +14,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -94,11 +96,23 @@ llvm::Error emitScheduledLibrary(const LoweringOptions &options,
   PassManager pm(&context);
   if (!module)
     return llvm::createStringError("cannot parse the scheduled kernel");
+  std::vector<FunctionSignature> signatures = getFunctionSignatures(*module);
   buildLowerToLLVMPipeline(pm, options);
   if (failed(pm.run(*module)))
     return llvm::createStringError("cannot lower the scheduled kernel");
   return emitSharedLibrary(*module, options.platform.getTarget(),
-                           options.platform.getThreads() > 1, path);
+                           options.platform.getThreads() > 1, path, signatures);
+}
+
+/// The signature of @mm_bias_relu in kScheduled.
+KernelSignature getScheduledSignature() {
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  MLIRContext context(registry);
+  auto signature = KernelSignature::fromFunction(
+      *parseSourceString<ModuleOp>(kScheduled, &context), "mm_bias_relu");
+  EXPECT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
+  return signature ? std::move(*signature) : KernelSignature();
 }
 
 class KernelTest : public ::testing::TestWithParam<unsigned> {};
@@ -214,6 +228,73 @@ TEST(KernelErrors, RefusesCodeTheHostCannotRun) {
   ASSERT_FALSE(bool(jitted));
   EXPECT_NE(llvm::toString(jitted.takeError()).find("cannot run on this host"),
             std::string::npos);
+}
+
+/// A truncated library (an interrupted copy or download) is refused before
+/// dlopen maps it: touching its missing pages would raise SIGBUS.
+TEST(KernelErrors, RefusesTruncatedLibrary) {
+  llvm::SmallString<128> path, truncated;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("kernel-test", "so", path));
+  llvm::FileRemover remove(path);
+  ASSERT_FALSE(
+      llvm::sys::fs::createTemporaryFile("kernel-test-cut", "so", truncated));
+  llvm::FileRemover removeTruncated(truncated);
+  llvm::Error emitted =
+      emitScheduledLibrary(LoweringOptions(Platform::host()), path);
+  ASSERT_FALSE(bool(emitted)) << llvm::toString(std::move(emitted));
+  auto whole = llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE(bool(whole));
+  KernelSignature signature = getScheduledSignature();
+  ASSERT_TRUE(bool(Kernel::load(path, "mm_bias_relu", signature)));
+
+  for (size_t size :
+       {size_t(0), size_t(40), size_t(3000), (*whole)->getBufferSize() / 2,
+        (*whole)->getBufferSize() - 1}) {
+    SCOPED_TRACE("truncated to " + std::to_string(size) + " bytes");
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream out(truncated, ec);
+      ASSERT_FALSE(ec);
+      out << (*whole)->getBuffer().take_front(size);
+    }
+    auto loaded = Kernel::load(truncated, "mm_bias_relu", signature);
+    ASSERT_FALSE(bool(loaded));
+    std::string message = llvm::toString(loaded.takeError());
+    EXPECT_NE(message.find("'" + truncated.str().str() +
+                           "' is not a complete shared library: "),
+              std::string::npos)
+        << message;
+  }
+}
+
+/// A library records the signature of each function; loading one built for
+/// another model (another signature under the same entry name) is refused
+/// with both signatures instead of running past the caller's buffers.
+TEST(KernelErrors, RefusesLibraryOfAnotherSignature) {
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("kernel-test", "so", path));
+  llvm::FileRemover remove(path);
+  llvm::Error emitted =
+      emitScheduledLibrary(LoweringOptions(Platform::host()), path);
+  ASSERT_FALSE(bool(emitted)) << llvm::toString(std::move(emitted));
+  KernelSignature signature = getScheduledSignature();
+  EXPECT_EQ(signature.str(), "f32[100x64],f32[64x96],f32[96]->f32[100x96]");
+
+  KernelSignature other = signature;
+  other.inputs[0] = {200, 64};
+  other.outputs[0] = {200, 96};
+  auto loaded = Kernel::load(path, "mm_bias_relu", other);
+  ASSERT_FALSE(bool(loaded));
+  std::string message = llvm::toString(loaded.takeError());
+  EXPECT_NE(message.find("@mm_bias_relu there has the signature "
+                         "f32[100x64],f32[64x96],f32[96]->f32[100x96], but "
+                         "the caller expects "
+                         "f32[200x64],f32[64x96],f32[96]->f32[200x96]"),
+            std::string::npos)
+      << message;
+
+  auto same = Kernel::load(path, "mm_bias_relu", signature);
+  ASSERT_TRUE(bool(same)) << llvm::toString(same.takeError());
 }
 
 TEST(KernelErrors, RejectsBadInput) {

@@ -30,6 +30,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -246,6 +247,133 @@ TuningRecord makeRecord(llvm::StringRef key, llvm::StringRef platform,
   record.repeats = 3;
   record.proposer = "test";
   return record;
+}
+
+/// Runs `sql` on the SQLite file `path` (created if needed), outside
+/// TuningDatabase.
+void execSqlite(llvm::StringRef path, llvm::StringRef sql) {
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.str().c_str(), &db), SQLITE_OK);
+  char *message = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.str().c_str(), nullptr, nullptr, &message),
+            SQLITE_OK)
+      << (message ? message : "");
+  sqlite3_free(message);
+  sqlite3_close(db);
+}
+
+/// The error of opening `path`, which must fail.
+std::string openError(llvm::StringRef path) {
+  auto db = TuningDatabase::open(path);
+  EXPECT_FALSE(bool(db)) << path.str() << " opened";
+  return db ? "" : llvm::toString(db.takeError());
+}
+
+/// A database damaged in the middle of the file is refused with the reason,
+/// not read as one without records.
+TEST_F(SearchTest, DatabaseRoundTripRefusesCorruptFile) {
+  std::string path = tempPath("db");
+  {
+    auto db = TuningDatabase::open(path);
+    ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+    Platform x86(*lookupTargetArch("x86-avx512"));
+    ASSERT_FALSE((*db)->addPlatform(x86));
+    ASSERT_FALSE((*db)->addWorkload({"k1", "linalg.matmul", 1e6, "module {}"}));
+    std::vector<TuningRecord> records;
+    for (int i = 0; i < 2000; ++i)
+      records.push_back(makeRecord("k1", x86.getName(),
+                                   "schedule " + std::to_string(i), 1e-3));
+    ASSERT_FALSE((*db)->addRecords(records));
+  }
+  // Closed: the write-ahead log is back in the file. It reopens as it was.
+  {
+    auto db = TuningDatabase::open(path);
+    ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+    EXPECT_EQ((*db)->countRecords(), 2000u);
+  }
+  uint64_t size = 0;
+  ASSERT_FALSE(llvm::sys::fs::file_size(path, size));
+  ASSERT_GT(size, 16u * 4096);
+  {
+    int fd;
+    ASSERT_FALSE(llvm::sys::fs::openFileForWrite(
+        path, fd, llvm::sys::fs::CD_OpenExisting));
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    // Garbage over two pages in the middle of the file.
+    out.seek(size / 2 / 4096 * 4096);
+    out << std::string(2 * 4096, '\x5a');
+  }
+  uint64_t after = 0;
+  ASSERT_FALSE(llvm::sys::fs::file_size(path, after));
+  ASSERT_EQ(after, size);
+  std::string message = openError(path);
+  EXPECT_NE(
+      message.find("tuning database '" + path + "': the file is corrupt ("),
+      std::string::npos)
+      << message;
+
+  // Not a database at all.
+  std::string text = tempPath("db");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(text, ec);
+    ASSERT_FALSE(ec);
+    out << std::string(8192, 'x');
+  }
+  message = openError(text);
+  EXPECT_NE(message.find("not a readable SQLite database"), std::string::npos)
+      << message;
+}
+
+/// A SQLite file of another application, or a tuning database of another
+/// schema version, is refused with what is wrong and the version expected.
+TEST_F(SearchTest, DatabaseRoundTripRefusesForeignSchema) {
+  std::string foreign = tempPath("db");
+  execSqlite(foreign, "CREATE TABLE notes(id INTEGER PRIMARY KEY, text);"
+                      "INSERT INTO notes(text) VALUES('hello');");
+  std::string message = openError(foreign);
+  EXPECT_NE(message.find("tuning database '" + foreign +
+                         "': it is not a tcl tuning database (no table "
+                         "'workloads'; expected schema version 1)"),
+            std::string::npos)
+      << message;
+
+  // A current database, then one claiming a later version.
+  std::string newer = tempPath("db");
+  {
+    auto db = TuningDatabase::open(newer);
+    ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+    ASSERT_FALSE((*db)->addWorkload({"k1", "linalg.matmul", 1e6, "module {}"}));
+  }
+  {
+    auto db = TuningDatabase::open(newer);
+    ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+    EXPECT_TRUE((*db)->getWorkload("k1"));
+  }
+  execSqlite(newer, "PRAGMA user_version=7;");
+  message = openError(newer);
+  EXPECT_NE(message.find("tuning database '" + newer +
+                         "': it has schema version 7, this tcl reads "
+                         "version 1"),
+            std::string::npos)
+      << message;
+
+  // A database from before versions were stored (user_version 0) opens.
+  execSqlite(newer, "PRAGMA user_version=0;");
+  {
+    auto db = TuningDatabase::open(newer);
+    ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+    EXPECT_TRUE((*db)->getWorkload("k1"));
+  }
+  // ... unless a table lacks a column.
+  execSqlite(newer, "PRAGMA user_version=0; ALTER TABLE records DROP COLUMN "
+                    "genome;");
+  message = openError(newer);
+  EXPECT_NE(message.find("it is not a tcl tuning database (table 'records' "
+                         "has no column 'genome'; expected schema version "
+                         "1)"),
+            std::string::npos)
+      << message;
 }
 
 TEST_F(SearchTest, DatabaseRoundTripAndJsonLines) {

@@ -52,6 +52,9 @@ struct KernelSignature {
   static llvm::Expected<KernelSignature> fromFunction(ModuleOp module,
                                                       llvm::StringRef entry);
   std::vector<Buffer> makeOutputs() const;
+  /// The signature as text, as a shared library from emitSharedLibrary
+  /// records it (formatKernelSignature): `f32[64x64],f32[64]->f32[64x64]`.
+  std::string str() const;
   /// Inputs filled with uniform values in [-1, 1) from a std::mt19937 seeded
   /// with `seed`: the same inputs on every machine.
   std::vector<Buffer> makeRandomInputs(unsigned seed) const;
@@ -127,7 +130,10 @@ public:
                                     llvm::StringRef entry,
                                     const LoweringOptions &options);
   /// Loads `_mlir_ciface_<entry>` from a shared library compiled by
-  /// tcl-compile from a function with signature `signature`.
+  /// tcl-compile from a function with signature `signature`. Refuses a file
+  /// that is not a complete shared library (before dlopen maps it), a
+  /// library for a platform the host cannot run, and one whose recorded
+  /// signature of `entry` differs from `signature`.
   static llvm::Expected<Kernel> load(llvm::StringRef libraryPath,
                                      llvm::StringRef entry,
                                      KernelSignature signature);

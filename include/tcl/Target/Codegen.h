@@ -23,6 +23,8 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace mlir {
 class DialectRegistry;
@@ -58,12 +60,42 @@ llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
 inline constexpr llvm::StringLiteral kLibraryTargetSymbol =
     "tcl_library_target";
 
+/// The prefix of the symbols that hold the NUL-terminated signature (see
+/// formatKernelSignature) of each function `@f` of a shared library from
+/// emitSharedLibrary: `tcl_library_signature_f`. A loader compares it with
+/// the signature it calls the function with, so that a library built for
+/// another model is refused instead of reading and writing out of bounds.
+inline constexpr llvm::StringLiteral kLibrarySignatureSymbolPrefix =
+    "tcl_library_signature_";
+
+/// One tensor of a signature as text: the element type and the shape,
+/// `f32[64x64]` (`?` for a dynamic size, `f32[]` for rank 0).
+std::string formatSignatureTensor(llvm::StringRef elementType,
+                                  llvm::ArrayRef<int64_t> shape);
+/// A function's signature as text, its inputs then its outputs (each from
+/// formatSignatureTensor): `f32[64x64],f32[64x64]->f32[64x64]`.
+std::string formatKernelSignature(llvm::ArrayRef<std::string> inputs,
+                                  llvm::ArrayRef<std::string> outputs);
+
+/// The name and signature text of one function of a library.
+struct FunctionSignature {
+  std::string name;
+  std::string signature;
+};
+/// The signatures of the public functions with a body of `module`, a module
+/// on tensors (read them before lowering, which erases the tensor types).
+/// A type that is not a ranked tensor is written as MLIR prints it.
+std::vector<FunctionSignature> getFunctionSignatures(ModuleOp module);
+
 /// Compiles a lowered module to a shared library at `libraryPath`: LLVM IR at
 /// -O3, an object file in a temporary location, then the system linker.
 /// With `cApiSource`, that C code (see ModelInterface) is linked in too. The
-/// library names its platform (kLibraryTargetSymbol).
+/// library names its platform (kLibraryTargetSymbol) and the signature of
+/// each function in `signatures` (kLibrarySignatureSymbolPrefix), which
+/// getFunctionSignatures read from the module before it was lowered.
 llvm::Error emitSharedLibrary(ModuleOp module, const TargetArch &platform,
                               bool usesOpenMP, llvm::StringRef libraryPath,
+                              llvm::ArrayRef<FunctionSignature> signatures,
                               llvm::StringRef cApiSource = "");
 
 /// The directory of the OpenMP runtime tcl links parallel code against.

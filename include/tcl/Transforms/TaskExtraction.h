@@ -33,6 +33,12 @@ struct TaskSummary {
   double flops = 0;
 };
 
+/// Whether `op` can anchor a task: an operation on tensors that tcl can
+/// schedule (lookupAnchor) with at least one loop. A rank-0 op (a scalar
+/// computation on 0-d tensors) has no loop a schedule could transform: it
+/// stays plain code.
+bool isTaskAnchor(linalg::LinalgOp op);
+
 /// FLOPs of one execution of `op`: iteration points times the arithmetic
 /// ops of its body (0 if a loop extent is dynamic). The one count every
 /// report, feature and benchmark uses.

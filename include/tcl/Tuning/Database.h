@@ -73,7 +73,8 @@ struct TuningRecord {
 
 class TuningDatabase {
 public:
-  /// Opens (creating if needed) the database at `path`.
+  /// Opens (creating if needed) the database at `path`. Refuses a corrupt
+  /// file and one of another schema version than this tcl's.
   static llvm::Expected<std::unique_ptr<TuningDatabase>>
   open(llvm::StringRef path);
   ~TuningDatabase();
@@ -132,6 +133,10 @@ public:
 
 private:
   explicit TuningDatabase(sqlite3 *db) : db(db) {}
+  /// Refuses a damaged file (PRAGMA quick_check) and one whose schema is not
+  /// this tcl's (PRAGMA user_version, then the tables) with what is wrong;
+  /// an empty file passes (open creates the schema).
+  llvm::Error checkFile(llvm::StringRef path);
   llvm::Error exec(llvm::StringRef sql);
   std::vector<TuningRecord> queryRecords(llvm::StringRef where,
                                          llvm::ArrayRef<std::string> args);

@@ -323,6 +323,63 @@ tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
 
 // -----
 
+// MLIR's hoist_pad crashes (SIGSEGV) or fails on the copy of the output
+// tile, which the loops update: hoisting an output's padding is refused.
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 64 reduction] {
+  tcl.sched.tile [16, 16, 16]
+  // expected-error @below {{'tcl.sched.pad' op hoisting the padding of output operand 2 is not supported (the loops update the output tile, so its copy cannot move out of them); pad it without hoist, or hoist only input operands}}
+  tcl.sched.pad [2] hoist 1
+}
+
+// -----
+
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 64 reduction] {
+  tcl.sched.tile [16, 16, 16]
+  // expected-error @below {{'tcl.sched.pad' op hoisting the padding of output operand 2 is not supported}}
+  tcl.sched.pad [0, 1, 2] hoist 2
+}
+
+// -----
+
+tcl.sched.schedule task "t" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-avx512"
+    loops [1 parallel, 8 parallel, 8 parallel, 16 parallel, 3 reduction, 3 reduction, 8 reduction] {
+  tcl.sched.tile [1, 4, 4, 16, 0, 0, 0]
+  // expected-error @below {{'tcl.sched.pad' op hoisting the padding of output operand 2 is not supported}}
+  tcl.sched.pad [2] hoist 1
+}
+
+// -----
+
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 64 reduction] {
+  tcl.sched.tile [16, 16, 16]
+  // expected-error @below {{'tcl.sched.pad' op operand 3 is out of range: linalg.matmul has 3 operands}}
+  tcl.sched.pad [0, 3]
+}
+
+// -----
+
+// Inputs may be hoisted, and the output padded where it is used.
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 64 reduction] {
+  tcl.sched.tile [16, 16, 16]
+  tcl.sched.pad [0, 1] hoist 3
+}
+tcl.sched.schedule task "u" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 64 reduction] {
+  tcl.sched.tile [16, 16, 16]
+  tcl.sched.pad [0, 1, 2]
+}
+tcl.sched.schedule task "v" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 64 reduction] {
+  tcl.sched.tile [16, 16, 16]
+  tcl.sched.pad [2] hoist 0
+}
+
+// -----
+
 tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
     loops [8 parallel, 8 parallel, 8 reduction] {
   tcl.sched.tile [4, 4, 4]

@@ -55,3 +55,24 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
   // expected-error @below {{'tcl.sched.pad' op operand 3 is out of range: linalg.matmul has 3 operands}}
   tcl.sched.pad [3]
 }
+
+// -----
+
+// The verifier does not know a linalg.generic's operands: the lowering
+// refuses to hoist the padding of its output (operand 1 here), on which
+// MLIR's hoist_pad would crash.
+func.func @scale(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = linalg.generic {tcl.task = "scale", indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x64xf32>) outs(%y : tensor<64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.addf %v, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+tcl.sched.schedule task "scale" anchor "linalg.generic" target "x86-avx512"
+    loops [64 parallel, 64 parallel] {
+  tcl.sched.tile [16, 16]
+  // expected-error @below {{'tcl.sched.pad' op hoisting the padding of output operand 1 is not supported}}
+  tcl.sched.pad [1] hoist 1
+}

@@ -415,6 +415,17 @@ LogicalResult SplitReductionOp::applyToState(ScheduleState &state) {
   return success();
 }
 
+/// Why the copy of output operand `operand` cannot be hoisted. MLIR's
+/// hoist_pad cannot hoist the copy of a tile that the loops update: it
+/// crashes (or fails) on it. The lowering (emitPad) says the same for
+/// linalg.generic anchors, whose operands the verifier does not know.
+static std::string getOutputHoistMessage(int64_t operand) {
+  return "hoisting the padding of output operand " + std::to_string(operand) +
+         " is not supported (the loops update the output tile, so its copy "
+         "cannot move out of them); pad it without hoist, or hoist only "
+         "input operands";
+}
+
 LogicalResult PadOp::applyToState(ScheduleState &state) {
   if (failed(requireBeforeVectorize(*this, state)))
     return failure();
@@ -435,6 +446,20 @@ LogicalResult PadOp::applyToState(ScheduleState &state) {
     if (ShapedType::isDynamic(loop.extent))
       return emitOpError("loop d")
              << dim << " has a dynamic extent; tile it to a static size first";
+  // Every named anchor has two inputs and one output; a linalg.generic's
+  // operands are known only to the lowering, which checks the same.
+  if (state.anchor->anchorClass != AnchorClass::Generic &&
+      !state.splitReduction) {
+    constexpr int64_t numInputs = 2, numOperands = 3;
+    for (int64_t operand : operands) {
+      if (operand >= numOperands)
+        return emitOpError("operand ")
+               << operand << " is out of range: " << state.anchorName << " has "
+               << numOperands << " operands";
+      if (getHoist().value_or(0) > 0 && operand >= numInputs)
+        return emitOpError(getOutputHoistMessage(operand));
+    }
+  }
   if (std::optional<uint64_t> hoist = getHoist()) {
     size_t numLoops = 0;
     for (const TileLevel &level : state.levels)
