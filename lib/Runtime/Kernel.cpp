@@ -448,27 +448,28 @@ static llvm::Error checkElfSharedLibrary(const llvm::object::ELFFile<ELFT> &elf,
     return headers.takeError();
   if (headers->empty())
     return llvm::createStringError("it has no program headers");
-  for (auto [index, header] : llvm::enumerate(*headers)) {
-    uint64_t offset = header.p_offset, size = header.p_filesz;
-    if (offset > fileSize || size > fileSize - offset)
-      return llvm::createStringError(
-          "program header " + llvm::Twine(index) + " spans bytes " +
-          llvm::Twine(offset) + " to " + llvm::Twine(offset + size) +
-          " of a file of " + llvm::Twine(fileSize) + " bytes");
-  }
+  // Each byte range the loader maps or reads must lie inside the file.
+  auto checkRange = [&](const char *what, size_t index, uint64_t offset,
+                        uint64_t size) -> llvm::Error {
+    if (offset <= fileSize && size <= fileSize - offset)
+      return llvm::Error::success();
+    return llvm::createStringError(
+        what + llvm::Twine(" ") + llvm::Twine(index) + " spans bytes " +
+        llvm::Twine(offset) + " to " + llvm::Twine(offset + size) +
+        " of a file of " + llvm::Twine(fileSize) + " bytes");
+  };
+  for (auto [index, header] : llvm::enumerate(*headers))
+    if (llvm::Error error = checkRange("program header", index,
+                                       header.p_offset, header.p_filesz))
+      return error;
   auto sections = elf.sections();
   if (!sections)
     return sections.takeError();
-  for (auto [index, section] : llvm::enumerate(*sections)) {
-    if (section.sh_type == llvm::ELF::SHT_NOBITS)
-      continue;
-    uint64_t offset = section.sh_offset, size = section.sh_size;
-    if (offset > fileSize || size > fileSize - offset)
-      return llvm::createStringError(
-          "section " + llvm::Twine(index) + " spans bytes " +
-          llvm::Twine(offset) + " to " + llvm::Twine(offset + size) +
-          " of a file of " + llvm::Twine(fileSize) + " bytes");
-  }
+  for (auto [index, section] : llvm::enumerate(*sections))
+    if (section.sh_type != llvm::ELF::SHT_NOBITS)
+      if (llvm::Error error = checkRange("section", index, section.sh_offset,
+                                         section.sh_size))
+        return error;
   return llvm::Error::success();
 }
 
