@@ -16,7 +16,8 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
-tools = ["tcl-opt", "tcl-compile", "tcl-run", "tcl-tuning-db", "tcl-cost-model"]
+tools = ["tcl-opt", "tcl-compile", "tcl-run", "tcl-tuning-db", "tcl-cost-model",
+         "tcl-onnx-conformance"]
 llvm_config.add_tool_substitutions(tools, [config.tcl_tools_dir])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

@@ -33,6 +33,51 @@ Converter unary(std::function<Value(OpBuilder &, Location, Value)> fn) {
   };
 }
 
+/// f32 constant `value` in a payload body.
+Value constantF32(OpBuilder &b, Location loc, float value) {
+  return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(value));
+}
+
+/// Unary ops whose body depends on float attributes of the node (alpha,
+/// beta, gamma), read once per node with their ONNX defaults.
+using ParametricBody =
+    std::function<Value(OpBuilder &, Location, Value, llvm::ArrayRef<float>)>;
+Converter
+parametricUnary(std::vector<std::pair<llvm::StringRef, float>> attributes,
+                ParametricBody body) {
+  return [attributes, body](Importer &im,
+                            const onnx::NodeProto &node) -> llvm::Error {
+    std::vector<float> values;
+    for (const auto &[name, fallback] : attributes)
+      values.push_back(Importer::getFloat(node, name, fallback));
+    return unary([&](OpBuilder &b, Location loc, Value x) {
+      return body(b, loc, x, values);
+    })(im, node);
+  };
+}
+
+/// gamma * (alpha * (exp(x) - 1)) for x < 0, gamma * x otherwise.
+Value exponentialLinear(OpBuilder &b, Location loc, Value x, float alpha,
+                        float gamma) {
+  Value negative = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x,
+                                           constantF32(b, loc, 0));
+  Value curve = b.create<arith::MulFOp>(loc, constantF32(b, loc, alpha),
+                                        b.create<math::ExpM1Op>(loc, x));
+  Value linear = b.create<arith::SelectOp>(loc, negative, curve, x);
+  return b.create<arith::MulFOp>(loc, constantF32(b, loc, gamma), linear);
+}
+
+/// max(0, min(1, alpha * x + beta)).
+Value hardSigmoid(OpBuilder &b, Location loc, Value x, float alpha,
+                  float beta) {
+  Value line = b.create<arith::AddFOp>(
+      loc, b.create<arith::MulFOp>(loc, constantF32(b, loc, alpha), x),
+      constantF32(b, loc, beta));
+  return b.create<arith::MaximumFOp>(
+      loc, constantF32(b, loc, 0),
+      b.create<arith::MinimumFOp>(loc, constantF32(b, loc, 1), line));
+}
+
 /// Unary ops that are one MLIR op.
 template <typename OpTy> Converter unaryOp() {
   return unary([](OpBuilder &b, Location loc, Value x) {
@@ -252,6 +297,26 @@ llvm::Error convertCast(Importer &im, const onnx::NodeProto &node) {
   return im.define(node, std::move(result));
 }
 
+/// The elementwise mean of any number of float inputs (broadcast).
+llvm::Error convertMean(Importer &im, const onnx::NodeProto &node) {
+  std::vector<Value> inputs;
+  if (llvm::Error e = im.allInputs(node, inputs))
+    return e;
+  if (!isa<FloatType>(Importer::elementTypeOf(inputs[0])))
+    return error(Importer::describe(node) +
+                 ": integer operands are not supported");
+  float count = inputs.size();
+  auto result = im.elementwise(
+      node, inputs, [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value sum = args[0];
+        for (Value next : args.drop_front().drop_back())
+          sum = b.create<arith::AddFOp>(loc, sum, next);
+        return b.create<arith::DivFOp>(loc, sum, constantF32(b, loc, count))
+            .getResult();
+      });
+  return im.define(node, std::move(result));
+}
+
 } // namespace
 
 void onnx_import::registerElementwiseConverters(ConverterTable &table) {
@@ -274,6 +339,101 @@ void onnx_import::registerElementwiseConverters(ConverterTable &table) {
       {"Erf", unaryOp<math::ErfOp>()},
       {"Abs", unaryOp<math::AbsFOp>()},
       {"Neg", unaryOp<arith::NegFOp>()},
+      {"Floor", unaryOp<math::FloorOp>()},
+      {"Ceil", unaryOp<math::CeilOp>()},
+      // ONNX rounds halves to even.
+      {"Round", unaryOp<math::RoundEvenOp>()},
+      {"Sin", unaryOp<math::SinOp>()},
+      {"Cos", unaryOp<math::CosOp>()},
+      {"Tan", unaryOp<math::TanOp>()},
+      {"Atan", unaryOp<math::AtanOp>()},
+      {"Reciprocal", unary(M([](OpBuilder &b, Location loc, Value x) {
+         return b.create<arith::DivFOp>(loc, constantF32(b, loc, 1), x);
+       }))},
+      {"Sign", unary(M([](OpBuilder &b, Location loc, Value x) {
+         Value zero = constantF32(b, loc, 0);
+         Value positive =
+             b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, zero);
+         Value negative =
+             b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, zero);
+         return b.create<arith::SelectOp>(
+             loc, positive, constantF32(b, loc, 1),
+             b.create<arith::SelectOp>(loc, negative, constantF32(b, loc, -1),
+                                       zero));
+       }))},
+      {"Softsign", unary(M([](OpBuilder &b, Location loc, Value x) {
+         Value denominator = b.create<arith::AddFOp>(
+             loc, constantF32(b, loc, 1), b.create<math::AbsFOp>(loc, x));
+         return b.create<arith::DivFOp>(loc, x, denominator);
+       }))},
+      // log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)): no overflow.
+      {"Softplus", unary(M([](OpBuilder &b, Location loc, Value x) {
+         Value positive =
+             b.create<arith::MaximumFOp>(loc, x, constantF32(b, loc, 0));
+         Value decay = b.create<math::ExpOp>(
+             loc, b.create<arith::NegFOp>(loc, b.create<math::AbsFOp>(loc, x)));
+         return b.create<arith::AddFOp>(loc, positive,
+                                        b.create<math::Log1pOp>(loc, decay));
+       }))},
+      {"LeakyRelu",
+       parametricUnary(
+           {{"alpha", 0.01f}},
+           [](OpBuilder &b, Location loc, Value x,
+              llvm::ArrayRef<float> p) -> Value {
+             Value negative = b.create<arith::CmpFOp>(
+                 loc, arith::CmpFPredicate::OLT, x, constantF32(b, loc, 0));
+             return b.create<arith::SelectOp>(
+                 loc, negative,
+                 b.create<arith::MulFOp>(loc, x, constantF32(b, loc, p[0])), x);
+           })},
+      {"ThresholdedRelu",
+       parametricUnary({{"alpha", 1.0f}},
+                       [](OpBuilder &b, Location loc, Value x,
+                          llvm::ArrayRef<float> p) -> Value {
+                         Value above = b.create<arith::CmpFOp>(
+                             loc, arith::CmpFPredicate::OGT, x,
+                             constantF32(b, loc, p[0]));
+                         return b.create<arith::SelectOp>(
+                             loc, above, x, constantF32(b, loc, 0));
+                       })},
+      // alpha * (exp(x) - 1) below 0, x above (scaled by gamma for Selu).
+      {"Elu", parametricUnary({{"alpha", 1.0f}},
+                              [](OpBuilder &b, Location loc, Value x,
+                                 llvm::ArrayRef<float> p) -> Value {
+                                return exponentialLinear(b, loc, x, p[0], 1);
+                              })},
+      {"Selu", parametricUnary({{"alpha", 1.67326319217681884765625f},
+                                {"gamma", 1.05070102214813232421875f}},
+                               [](OpBuilder &b, Location loc, Value x,
+                                  llvm::ArrayRef<float> p) -> Value {
+                                 return exponentialLinear(b, loc, x, p[0],
+                                                          p[1]);
+                               })},
+      // max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+      {"Celu",
+       parametricUnary({{"alpha", 1.0f}},
+                       [](OpBuilder &b, Location loc, Value x,
+                          llvm::ArrayRef<float> p) -> Value {
+                         Value zero = constantF32(b, loc, 0);
+                         Value alpha = constantF32(b, loc, p[0]);
+                         Value scaled = b.create<arith::DivFOp>(loc, x, alpha);
+                         Value curve = b.create<arith::MulFOp>(
+                             loc, alpha, b.create<math::ExpM1Op>(loc, scaled));
+                         return b.create<arith::AddFOp>(
+                             loc, b.create<arith::MaximumFOp>(loc, x, zero),
+                             b.create<arith::MinimumFOp>(loc, curve, zero));
+                       })},
+      // max(0, min(1, alpha * x + beta)).
+      {"HardSigmoid", parametricUnary({{"alpha", 0.2f}, {"beta", 0.5f}},
+                                      [](OpBuilder &b, Location loc, Value x,
+                                         llvm::ArrayRef<float> p) -> Value {
+                                        return hardSigmoid(b, loc, x, p[0],
+                                                           p[1]);
+                                      })},
+      {"HardSwish", unary(M([](OpBuilder &b, Location loc, Value x) {
+         return b.create<arith::MulFOp>(loc, x,
+                                        hardSigmoid(b, loc, x, 1.0f / 6, 0.5f));
+       }))},
       {"Add", binary<arith::AddFOp, arith::AddIOp>()},
       {"Sub", binary<arith::SubFOp, arith::SubIOp>()},
       {"Mul", binary<arith::MulFOp, arith::MulIOp>()},
@@ -282,6 +442,7 @@ void onnx_import::registerElementwiseConverters(ConverterTable &table) {
       {"Max", binary<arith::MaximumFOp, arith::MaxSIOp>()},
       {"Min", binary<arith::MinimumFOp, arith::MinSIOp>()},
       {"Sum", binary<arith::AddFOp, arith::AddIOp>()},
+      {"Mean", convertMean},
       {"Clip", convertClip},
       {"Where", convertWhere},
       {"Equal",
