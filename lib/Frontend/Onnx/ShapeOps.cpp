@@ -404,6 +404,77 @@ llvm::Error convertSlice(Importer &im, const onnx::NodeProto &node) {
 
 /// The constant 1-D integer input `index` (a shape), or an error.
 llvm::Expected<std::vector<int64_t>>
+constantInts(Importer &im, const onnx::NodeProto &node, int index);
+
+/// Split: consecutive slices of `input` along `axis`, sized by the `split`
+/// input (opset 13+) or attribute (older), else equal parts (the last one
+/// smaller when the extent does not divide, as opset 18 allows).
+llvm::Error convertSplit(Importer &im, const onnx::NodeProto &node) {
+  Value data;
+  if (llvm::Error e = im.inputs(node, data))
+    return e;
+  llvm::ArrayRef<int64_t> shape = Importer::shapeOf(data);
+  int64_t rank = shape.size();
+  int64_t axis = Importer::getInt(node, "axis", 0);
+  if (axis < -rank || axis >= rank)
+    return error(Importer::describe(node) + ": axis " + std::to_string(axis) +
+                 " is out of range for a rank-" + std::to_string(rank) +
+                 " input");
+  if (axis < 0)
+    axis += rank;
+  int64_t extent = shape[axis];
+  int64_t parts = node.output_size();
+  std::vector<int64_t> sizes;
+  if (im.hasInput(node, 1)) {
+    auto given = constantInts(im, node, 1);
+    if (!given)
+      return given.takeError();
+    sizes = *given;
+  } else if (Importer::attribute(node, "split")) {
+    sizes = Importer::getInts(node, "split");
+  } else {
+    int64_t chunk = (extent + parts - 1) / parts;
+    for (int64_t part = 0; part < parts; ++part)
+      sizes.push_back(
+          std::max<int64_t>(0, std::min(chunk, extent - chunk * part)));
+  }
+  int64_t total = 0;
+  for (int64_t size : sizes) {
+    if (size <= 0)
+      return error(Importer::describe(node) +
+                   ": empty outputs are not supported (split sizes must be "
+                   "positive)");
+    total += size;
+  }
+  if (static_cast<int64_t>(sizes.size()) != parts || total != extent)
+    return error(Importer::describe(node) + ": " +
+                 std::to_string(sizes.size()) + " split sizes summing to " +
+                 std::to_string(total) + " do not cut the extent " +
+                 std::to_string(extent) + " of axis " + std::to_string(axis) +
+                 " into " + std::to_string(parts) + " outputs");
+  SmallVector<OpFoldResult> offsets(rank, im.b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, im.b.getIndexAttr(1));
+  SmallVector<int64_t> partShape(shape.begin(), shape.end());
+  int64_t offset = 0;
+  for (auto [index, size] : llvm::enumerate(sizes)) {
+    offsets[axis] = im.b.getIndexAttr(offset);
+    partShape[axis] = size;
+    SmallVector<OpFoldResult> extents =
+        llvm::to_vector(llvm::map_range(partShape, [&](int64_t v) {
+          return OpFoldResult(im.b.getIndexAttr(v));
+        }));
+    auto type = RankedTensorType::get(partShape, Importer::elementTypeOf(data));
+    im.define(node,
+              im.b.create<tensor::ExtractSliceOp>(im.loc, type, data, offsets,
+                                                  extents, strides),
+              index);
+    offset += size;
+  }
+  return llvm::Error::success();
+}
+
+/// The constant 1-D integer input `index` (a shape), or an error.
+llvm::Expected<std::vector<int64_t>>
 constantInts(Importer &im, const onnx::NodeProto &node, int index) {
   const ConstantData *given = im.constant(node, index);
   if (!given || given->isFloat())
@@ -553,6 +624,7 @@ void onnx_import::registerShapeConverters(ConverterTable &table) {
       {"Constant", convertConstant},
       {"Transpose", convertTranspose},
       {"Slice", convertSlice},
+      {"Split", convertSplit},
       {"Expand", convertExpand},
       {"Shape", convertShape},
       {"ConstantOfShape", convertConstantOfShape},
