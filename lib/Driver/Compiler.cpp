@@ -81,8 +81,8 @@ static llvm::Error writeTaskTable(ModuleOp module, llvm::StringRef path) {
   os << "| task | anchor | weight | epilogue ops | MFLOP | "
         "workload key |\n| --- | --- | ---: | ---: | ---: | --- |\n";
   for (const TaskSummary &task : tasks) {
-    os << "| " << task.name << " | " << task.anchorName << " | "
-       << task.weight << " | " << task.epilogueOps << " | "
+    os << "| " << task.name << " | " << task.anchorName << " | " << task.weight
+       << " | " << task.epilogueOps << " | "
        << llvm::format("%.3f", task.flops * 1e-6) << " | " << task.key
        << " |\n";
     total += task.flops * task.weight;
@@ -131,10 +131,9 @@ static llvm::Error useTuningDatabase(ModuleOp module, const Platform &platform,
     TuningOptions tuning = options.tuning;
     tuning.platform = platform;
     Measurer measurer(options.measure);
-    Tuner tuner(**database, tuning,
-                [&](llvm::ArrayRef<MeasureInput> batch) {
-                  return measurer.measure(batch);
-                });
+    Tuner tuner(**database, tuning, [&](llvm::ArrayRef<MeasureInput> batch) {
+      return measurer.measure(batch);
+    });
     auto tuned = tuner.tune(module, progress);
     if (!tuned)
       return tuned.takeError();
@@ -191,19 +190,13 @@ static llvm::Error emitNativeCode(ModuleOp module, const Platform &platform,
     (*output)->keep();
     return llvm::Error::success();
   }
-  auto machine = createTargetMachine(target);
-  if (!machine)
-    return machine.takeError();
-  llvm::LLVMContext llvmContext;
-  auto llvmModule = translateAndOptimize(module, llvmContext, **machine);
-  if (!llvmModule)
-    return llvmModule.takeError();
   if (options.emit == EmitKind::Object)
-    return writeObjectFile(**llvmModule, **machine, options.output);
+    return emitObjectFile(module, target, options.output);
   auto output = openOutput(options.output);
   if (!output)
     return output.takeError();
-  (*llvmModule)->print((*output)->os(), nullptr);
+  if (llvm::Error failure = emitLLVMIR(module, target, (*output)->os()))
+    return failure;
   (*output)->keep();
   return llvm::Error::success();
 }
@@ -233,9 +226,9 @@ mlir::tcl::compileModel(const CompileOptions &options,
     return module.takeError();
   if (nativeCode && options.emit != EmitKind::LLVM && options.output == "-")
     return error("--emit=obj|so needs an output file (-o)");
-  const TargetArch &target = options.target
-                                 ? *options.target
-                                 : *lookupTargetArch(getDefaultTarget(**module));
+  const TargetArch &target =
+      options.target ? *options.target
+                     : *lookupTargetArch(getDefaultTarget(**module));
   CompileReport report;
   report.platform.emplace(target, std::max(options.threads, 1u));
   const Platform &platform = *report.platform;

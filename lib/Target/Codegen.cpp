@@ -104,6 +104,40 @@ llvm::Error mlir::tcl::writeObjectFile(llvm::Module &llvmModule,
   return llvm::Error::success();
 }
 
+/// `module` translated and optimized for `target`, with the machine that
+/// generates its code.
+static llvm::Expected<std::pair<std::unique_ptr<llvm::TargetMachine>,
+                                std::unique_ptr<llvm::Module>>>
+translateFor(ModuleOp module, const TargetArch &target,
+             llvm::LLVMContext &llvmContext) {
+  auto machine = createTargetMachine(target);
+  if (!machine)
+    return machine.takeError();
+  auto llvmModule = translateAndOptimize(module, llvmContext, **machine);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  return std::make_pair(std::move(*machine), std::move(*llvmModule));
+}
+
+llvm::Error mlir::tcl::emitObjectFile(ModuleOp module, const TargetArch &target,
+                                      llvm::StringRef path) {
+  llvm::LLVMContext llvmContext;
+  auto translated = translateFor(module, target, llvmContext);
+  if (!translated)
+    return translated.takeError();
+  return writeObjectFile(*translated->second, *translated->first, path);
+}
+
+llvm::Error mlir::tcl::emitLLVMIR(ModuleOp module, const TargetArch &target,
+                                  llvm::raw_ostream &os) {
+  llvm::LLVMContext llvmContext;
+  auto translated = translateFor(module, target, llvmContext);
+  if (!translated)
+    return translated.takeError();
+  translated->second->print(os, nullptr);
+  return llvm::Error::success();
+}
+
 llvm::Error mlir::tcl::linkSharedLibrary(llvm::StringRef objectPath,
                                          llvm::StringRef libraryPath,
                                          bool usesOpenMP,
@@ -185,16 +219,14 @@ mlir::tcl::emitSharedLibrary(ModuleOp module, const TargetArch &platform,
                              bool usesOpenMP, llvm::StringRef libraryPath,
                              llvm::ArrayRef<FunctionSignature> signatures,
                              llvm::StringRef cApiSource) {
-  auto machine = createTargetMachine(platform);
-  if (!machine)
-    return machine.takeError();
   llvm::LLVMContext llvmContext;
-  auto llvmModule = translateAndOptimize(module, llvmContext, **machine);
-  if (!llvmModule)
-    return llvmModule.takeError();
+  auto translated = translateFor(module, platform, llvmContext);
+  if (!translated)
+    return translated.takeError();
+  auto &[machine, llvmModule] = *translated;
   llvm::Constant *targetName =
       llvm::ConstantDataArray::getString(llvmContext, platform.name);
-  new llvm::GlobalVariable(**llvmModule, targetName->getType(),
+  new llvm::GlobalVariable(*llvmModule, targetName->getType(),
                            /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, targetName,
                            kLibraryTargetSymbol);
@@ -202,7 +234,7 @@ mlir::tcl::emitSharedLibrary(ModuleOp module, const TargetArch &platform,
     llvm::Constant *text =
         llvm::ConstantDataArray::getString(llvmContext, signature.signature);
     new llvm::GlobalVariable(
-        **llvmModule, text->getType(), /*isConstant=*/true,
+        *llvmModule, text->getType(), /*isConstant=*/true,
         llvm::GlobalValue::ExternalLinkage, text,
         (kLibrarySignatureSymbolPrefix + signature.name).str());
   }
@@ -211,7 +243,7 @@ mlir::tcl::emitSharedLibrary(ModuleOp module, const TargetArch &platform,
           llvm::sys::fs::createTemporaryFile("tcl", "o", objectPath))
     return llvm::createStringError(ec, "cannot create a temporary file");
   llvm::FileRemover removeObject(objectPath);
-  if (llvm::Error error = writeObjectFile(**llvmModule, **machine, objectPath))
+  if (llvm::Error error = writeObjectFile(*llvmModule, *machine, objectPath))
     return error;
   std::vector<std::string> sources;
   llvm::SmallString<128> sourcePath;

@@ -47,6 +47,15 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
 llvm::Error writeObjectFile(llvm::Module &llvmModule,
                             llvm::TargetMachine &machine, llvm::StringRef path);
 
+/// A lowered module translated and optimized for `target`, written as an
+/// object file to `path`.
+llvm::Error emitObjectFile(ModuleOp module, const TargetArch &target,
+                           llvm::StringRef path);
+/// A lowered module translated and optimized for `target`, printed as
+/// LLVM IR to `os`.
+llvm::Error emitLLVMIR(ModuleOp module, const TargetArch &target,
+                       llvm::raw_ostream &os);
+
 /// Links `objectPath` (and the C sources `cSources`, compiled at -O2) into
 /// the shared library `libraryPath`. The library depends on libc, libm and,
 /// when `usesOpenMP`, the OpenMP runtime.

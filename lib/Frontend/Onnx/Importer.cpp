@@ -177,6 +177,51 @@ llvm::Expected<Value> Importer::elementwise(
   return generic(inputs, empty(shape, element), maps, iterators, body);
 }
 
+SmallVector<OpFoldResult> Importer::indexAttrs(llvm::ArrayRef<int64_t> values) {
+  return llvm::to_vector(llvm::map_range(
+      values, [&](int64_t v) { return OpFoldResult(b.getIndexAttr(v)); }));
+}
+
+/// Offsets and unit strides of the part of a rank-`rank` tensor that starts
+/// at `offset` along `axis`.
+static std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
+axisOffsetsAndStrides(int64_t rank, int64_t axis, int64_t offset) {
+  SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+  offsets[axis] = offset;
+  return {offsets, strides};
+}
+
+Value Importer::extractAlongAxis(Value value, int64_t axis, int64_t offset,
+                                 int64_t size) {
+  SmallVector<int64_t> shape(shapeOf(value));
+  shape[axis] = size;
+  auto [offsets, strides] = axisOffsetsAndStrides(shape.size(), axis, offset);
+  auto type = RankedTensorType::get(shape, elementTypeOf(value));
+  return b.create<tensor::ExtractSliceOp>(loc, type, value, indexAttrs(offsets),
+                                          indexAttrs(shape),
+                                          indexAttrs(strides));
+}
+
+Value Importer::insertAlongAxis(Value part, Value into, int64_t axis,
+                                int64_t offset) {
+  llvm::ArrayRef<int64_t> shape = shapeOf(part);
+  auto [offsets, strides] = axisOffsetsAndStrides(shape.size(), axis, offset);
+  return b.create<tensor::InsertSliceOp>(loc, part, into, indexAttrs(offsets),
+                                         indexAttrs(shape),
+                                         indexAttrs(strides));
+}
+
+llvm::Expected<int64_t> Importer::normalizeAxis(const onnx::NodeProto &node,
+                                                int64_t axis, int64_t rank,
+                                                int64_t bound) {
+  if (axis < -bound || axis >= bound)
+    return error(describe(node) + ": axis " + std::to_string(axis) +
+                 " is out of range for a rank-" + std::to_string(rank) +
+                 " input (it must be in [" + std::to_string(-bound) + ", " +
+                 std::to_string(bound - 1) + "])");
+  return axis < 0 ? axis + bound : axis;
+}
+
 Value Importer::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
   llvm::ArrayRef<int64_t> from = shapeOf(value);
   if (from == shape)

@@ -279,6 +279,21 @@ public:
   /// Reshapes a static tensor (collapse to 1-D, expand to `shape`).
   Value reshape(Value value, llvm::ArrayRef<int64_t> shape);
 
+  /// Static offsets, sizes or strides of a tensor slice.
+  SmallVector<OpFoldResult> indexAttrs(llvm::ArrayRef<int64_t> values);
+  /// The `size` entries of `value` from `offset` along `axis` (the other
+  /// dimensions whole).
+  Value extractAlongAxis(Value value, int64_t axis, int64_t offset,
+                         int64_t size);
+  /// `part` written into `into` from `offset` along `axis`.
+  Value insertAlongAxis(Value part, Value into, int64_t axis, int64_t offset);
+
+  /// `axis` of `node` normalized from [-bound, bound) into [0, bound), or an
+  /// error naming the node, the rank of its input and the allowed range.
+  static llvm::Expected<int64_t> normalizeAxis(const onnx::NodeProto &node,
+                                               int64_t axis, int64_t rank,
+                                               int64_t bound);
+
   /// A linalg.generic with explicit maps and iterators.
   Value generic(llvm::ArrayRef<Value> inputs, Value init,
                 llvm::ArrayRef<AffineMap> maps,

@@ -223,11 +223,11 @@ llvm::Error convertSoftmax(Importer &im, const onnx::NodeProto &node,
   llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
   int64_t rank = xs.size();
   bool flattening = im.opset < 13;
-  int64_t axis = Importer::getInt(node, "axis", flattening ? 1 : -1);
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= rank)
-    return error(Importer::describe(node) + ": axis out of range");
+  llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
+      node, Importer::getInt(node, "axis", flattening ? 1 : -1), rank, rank);
+  if (!normalized)
+    return normalized.takeError();
+  int64_t axis = *normalized;
   auto reduced = [&](int64_t d) { return flattening ? d >= axis : d == axis; };
   MLIRContext *ctx = im.b.getContext();
   SmallVector<AffineExpr> rowExprs;
@@ -282,11 +282,11 @@ llvm::Error convertLayerNorm(Importer &im, const onnx::NodeProto &node) {
     return e;
   llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
   int64_t rank = xs.size();
-  int64_t axis = Importer::getInt(node, "axis", -1);
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= rank)
-    return error(Importer::describe(node) + ": axis out of range");
+  llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
+      node, Importer::getInt(node, "axis", -1), rank, rank);
+  if (!normalized)
+    return normalized.takeError();
+  int64_t axis = *normalized;
   float epsilon = Importer::getFloat(node, "epsilon", 1e-5f);
   SmallVector<int64_t> axes;
   float count = 1;

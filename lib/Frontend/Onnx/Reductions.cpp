@@ -93,10 +93,11 @@ llvm::Error convertReduceMean(Importer &im, const onnx::NodeProto &node) {
       axes.push_back(d);
   float count = 1;
   for (int64_t &axis : axes) {
-    if (axis < 0)
-      axis += rank;
-    if (axis < 0 || axis >= rank)
-      return error(Importer::describe(node) + ": axis out of range");
+    llvm::Expected<int64_t> normalized =
+        Importer::normalizeAxis(node, axis, rank, rank);
+    if (!normalized)
+      return normalized.takeError();
+    axis = *normalized;
     count *= xs[axis];
   }
   llvm::sort(axes);

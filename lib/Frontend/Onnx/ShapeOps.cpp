@@ -78,13 +78,11 @@ onnx_import::reshapeTarget(Importer &im, const onnx::NodeProto &node,
   auto normalize = [&](std::vector<int64_t> &axes,
                        int64_t bound) -> llvm::Error {
     for (int64_t &axis : axes) {
-      if (axis < -bound || axis >= bound)
-        return error(subject + ": axis " + std::to_string(axis) +
-                     " is out of range for a rank-" + std::to_string(rank) +
-                     " input (it must be in [" + std::to_string(-bound) + ", " +
-                     std::to_string(bound - 1) + "])");
-      if (axis < 0)
-        axis += bound;
+      llvm::Expected<int64_t> normalized =
+          Importer::normalizeAxis(node, axis, rank, bound);
+      if (!normalized)
+        return normalized.takeError();
+      axis = *normalized;
     }
     std::vector<int64_t> sorted = axes;
     llvm::sort(sorted);
@@ -96,6 +94,7 @@ onnx_import::reshapeTarget(Importer &im, const onnx::NodeProto &node,
     return llvm::Error::success();
   };
   if (type == "Flatten") {
+    // Flatten's axis is in [-rank, rank]: rank puts everything outside.
     int64_t axis = Importer::getInt(node, "axis", 1);
     if (axis < -rank || axis > rank)
       return error(subject + ": axis " + std::to_string(axis) +
@@ -257,11 +256,11 @@ llvm::Error convertConcat(Importer &im, const onnx::NodeProto &node) {
     return e;
   llvm::ArrayRef<int64_t> first = Importer::shapeOf(inputs[0]);
   int64_t rank = first.size();
-  int64_t axis = Importer::getInt(node, "axis", 0);
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= rank)
-    return error(Importer::describe(node) + ": axis out of range");
+  llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
+      node, Importer::getInt(node, "axis", 0), rank, rank);
+  if (!normalized)
+    return normalized.takeError();
+  int64_t axis = *normalized;
   SmallVector<int64_t> shape(first.begin(), first.end());
   shape[axis] = 0;
   for (Value value : inputs) {
@@ -283,15 +282,8 @@ llvm::Error convertConcat(Importer &im, const onnx::NodeProto &node) {
   Value result = im.empty(shape, Importer::elementTypeOf(inputs[0]));
   int64_t offset = 0;
   for (Value value : inputs) {
-    llvm::ArrayRef<int64_t> vs = Importer::shapeOf(value);
-    SmallVector<OpFoldResult> offsets(rank, im.b.getIndexAttr(0));
-    offsets[axis] = im.b.getIndexAttr(offset);
-    SmallVector<OpFoldResult> sizes, strides(rank, im.b.getIndexAttr(1));
-    for (int64_t size : vs)
-      sizes.push_back(im.b.getIndexAttr(size));
-    result = im.b.create<tensor::InsertSliceOp>(im.loc, value, result, offsets,
-                                                sizes, strides);
-    offset += vs[axis];
+    result = im.insertAlongAxis(value, result, axis, offset);
+    offset += Importer::shapeOf(value)[axis];
   }
   im.define(node, result);
   return llvm::Error::success();
@@ -308,11 +300,11 @@ llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
                                             "indices are supported");
   llvm::ArrayRef<int64_t> ds = Importer::shapeOf(data);
   int64_t rank = ds.size();
-  int64_t axis = Importer::getInt(node, "axis", 0);
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= rank)
-    return error(Importer::describe(node) + ": axis out of range");
+  llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
+      node, Importer::getInt(node, "axis", 0), rank, rank);
+  if (!normalized)
+    return normalized.takeError();
+  int64_t axis = *normalized;
   Type element = Importer::elementTypeOf(data);
   SmallVector<Value> slices;
   for (int64_t index : indices->ints) {
@@ -321,16 +313,7 @@ llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
     if (index < 0 || index >= ds[axis])
       return error(Importer::describe(node) + ": index " +
                    std::to_string(index) + " out of range");
-    SmallVector<OpFoldResult> offsets(rank, im.b.getIndexAttr(0)), sizes,
-        strides(rank, im.b.getIndexAttr(1));
-    offsets[axis] = im.b.getIndexAttr(index);
-    SmallVector<int64_t> sliceShape(ds.begin(), ds.end());
-    sliceShape[axis] = 1;
-    for (int64_t size : sliceShape)
-      sizes.push_back(im.b.getIndexAttr(size));
-    slices.push_back(im.b.create<tensor::ExtractSliceOp>(
-        im.loc, RankedTensorType::get(sliceShape, element), data, offsets,
-        sizes, strides));
+    slices.push_back(im.extractAlongAxis(data, axis, index, 1));
   }
   Value result;
   SmallVector<int64_t> shape(ds.begin(), ds.end());
@@ -340,15 +323,8 @@ llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
   } else {
     shape[axis] = slices.size();
     result = im.empty(shape, element);
-    for (auto [position, slice] : llvm::enumerate(slices)) {
-      SmallVector<OpFoldResult> offsets(rank, im.b.getIndexAttr(0)), sizes,
-          strides(rank, im.b.getIndexAttr(1));
-      offsets[axis] = im.b.getIndexAttr(position);
-      for (int64_t size : Importer::shapeOf(slice))
-        sizes.push_back(im.b.getIndexAttr(size));
-      result = im.b.create<tensor::InsertSliceOp>(im.loc, slice, result,
-                                                  offsets, sizes, strides);
-    }
+    for (auto [position, slice] : llvm::enumerate(slices))
+      result = im.insertAlongAxis(slice, result, axis, position);
   }
   im.define(node, result);
   return llvm::Error::success();
@@ -367,14 +343,9 @@ llvm::Error convertSlice(Importer &im, const onnx::NodeProto &node) {
   Type element = Importer::elementTypeOf(data);
   auto resultType = RankedTensorType::get(spec->sizes, element);
   if (llvm::all_of(spec->steps, [](int64_t step) { return step > 0; })) {
-    auto attrs = [&](llvm::ArrayRef<int64_t> values) {
-      return llvm::to_vector(llvm::map_range(values, [&](int64_t v) {
-        return OpFoldResult(im.b.getIndexAttr(v));
-      }));
-    };
     Value slice = im.b.create<tensor::ExtractSliceOp>(
-        im.loc, resultType, data, attrs(spec->starts), attrs(spec->sizes),
-        attrs(spec->steps));
+        im.loc, resultType, data, im.indexAttrs(spec->starts),
+        im.indexAttrs(spec->sizes), im.indexAttrs(spec->steps));
     im.define(node, slice);
     return llvm::Error::success();
   }
@@ -404,7 +375,14 @@ llvm::Error convertSlice(Importer &im, const onnx::NodeProto &node) {
 
 /// The constant 1-D integer input `index` (a shape), or an error.
 llvm::Expected<std::vector<int64_t>>
-constantInts(Importer &im, const onnx::NodeProto &node, int index);
+constantInts(Importer &im, const onnx::NodeProto &node, int index) {
+  const ConstantData *given = im.constant(node, index);
+  if (!given || given->isFloat())
+    return error(Importer::describe(node) + ": input " + std::to_string(index) +
+                 " must be an integer tensor known at compile time (a "
+                 "constant, or computed from shapes)");
+  return given->ints;
+}
 
 /// Split: consecutive slices of `input` along `axis`, sized by the `split`
 /// input (opset 13+) or attribute (older), else equal parts (the last one
@@ -415,13 +393,11 @@ llvm::Error convertSplit(Importer &im, const onnx::NodeProto &node) {
     return e;
   llvm::ArrayRef<int64_t> shape = Importer::shapeOf(data);
   int64_t rank = shape.size();
-  int64_t axis = Importer::getInt(node, "axis", 0);
-  if (axis < -rank || axis >= rank)
-    return error(Importer::describe(node) + ": axis " + std::to_string(axis) +
-                 " is out of range for a rank-" + std::to_string(rank) +
-                 " input");
-  if (axis < 0)
-    axis += rank;
+  llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
+      node, Importer::getInt(node, "axis", 0), rank, rank);
+  if (!normalized)
+    return normalized.takeError();
+  int64_t axis = *normalized;
   int64_t extent = shape[axis];
   int64_t parts = node.output_size();
   std::vector<int64_t> sizes;
@@ -452,36 +428,12 @@ llvm::Error convertSplit(Importer &im, const onnx::NodeProto &node) {
                  std::to_string(total) + " do not cut the extent " +
                  std::to_string(extent) + " of axis " + std::to_string(axis) +
                  " into " + std::to_string(parts) + " outputs");
-  SmallVector<OpFoldResult> offsets(rank, im.b.getIndexAttr(0));
-  SmallVector<OpFoldResult> strides(rank, im.b.getIndexAttr(1));
-  SmallVector<int64_t> partShape(shape.begin(), shape.end());
   int64_t offset = 0;
   for (auto [index, size] : llvm::enumerate(sizes)) {
-    offsets[axis] = im.b.getIndexAttr(offset);
-    partShape[axis] = size;
-    SmallVector<OpFoldResult> extents =
-        llvm::to_vector(llvm::map_range(partShape, [&](int64_t v) {
-          return OpFoldResult(im.b.getIndexAttr(v));
-        }));
-    auto type = RankedTensorType::get(partShape, Importer::elementTypeOf(data));
-    im.define(node,
-              im.b.create<tensor::ExtractSliceOp>(im.loc, type, data, offsets,
-                                                  extents, strides),
-              index);
+    im.define(node, im.extractAlongAxis(data, axis, offset, size), index);
     offset += size;
   }
   return llvm::Error::success();
-}
-
-/// The constant 1-D integer input `index` (a shape), or an error.
-llvm::Expected<std::vector<int64_t>>
-constantInts(Importer &im, const onnx::NodeProto &node, int index) {
-  const ConstantData *given = im.constant(node, index);
-  if (!given || given->isFloat())
-    return error(Importer::describe(node) + ": input " + std::to_string(index) +
-                 " must be an integer tensor known at compile time (a "
-                 "constant, or computed from shapes)");
-  return given->ints;
 }
 
 llvm::Error convertExpand(Importer &im, const onnx::NodeProto &node) {
