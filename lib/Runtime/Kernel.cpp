@@ -24,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstring>
 #include <dlfcn.h>
 #include <optional>
 #include <random>
@@ -35,27 +36,26 @@ using namespace mlir::tcl;
 // Buffers and signatures
 //===----------------------------------------------------------------------===//
 
-int64_t Buffer::getNumElements() const {
-  int64_t count = 1;
-  for (int64_t size : shape)
-    count *= size;
-  return count;
-}
-
-Buffer Buffer::zeros(std::vector<int64_t> shape) {
-  Buffer buffer{std::move(shape), {}};
-  buffer.data.assign(buffer.getNumElements(), 0.0f);
-  return buffer;
-}
-
-static llvm::Expected<std::vector<int64_t>> getStaticF32Shape(Type type,
-                                                              Twine what) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape() || !shaped.getElementType().isF32())
+static llvm::Expected<TensorSpec>
+getBoundaryTensor(Type type, DictionaryAttr attributes, const Twine &what) {
+  auto shaped = dyn_cast<RankedTensorType>(type);
+  std::optional<ElementType> element =
+      shaped
+          ? getBoundaryElementType(
+                shaped.getElementType(),
+                attributes ? attributes.get(kElementTypeAttrName) : Attribute())
+          : std::nullopt;
+  if (!shaped || !shaped.hasStaticShape() || !element)
     return llvm::createStringError(
-        (what + " must be a statically shaped f32 tensor").str());
-  return std::vector<int64_t>(shaped.getShape().begin(),
-                              shaped.getShape().end());
+        (what + " must be a statically shaped tensor of f32, i64, i32 or i8 "
+                "(u8 and bool are i8 with a tcl.element_type attribute)")
+            .str());
+  auto name =
+      attributes ? attributes.getAs<StringAttr>("tcl.name") : StringAttr();
+  return TensorSpec{
+      *element,
+      std::vector<int64_t>(shaped.getShape().begin(), shaped.getShape().end()),
+      name ? name.str() : ""};
 }
 
 llvm::Expected<KernelSignature>
@@ -65,24 +65,27 @@ KernelSignature::fromFunction(ModuleOp module, llvm::StringRef entry) {
     return llvm::createStringError("no function @" + entry.str());
   KernelSignature signature;
   for (auto [index, type] : llvm::enumerate(func.getArgumentTypes())) {
-    auto shape = getStaticF32Shape(type, "argument " + Twine(index));
-    if (!shape)
-      return shape.takeError();
-    signature.inputs.push_back(std::move(*shape));
+    auto tensor = getBoundaryTensor(type, func.getArgAttrDict(index),
+                                    "argument " + Twine(index));
+    if (!tensor)
+      return tensor.takeError();
+    signature.inputs.push_back(std::move(*tensor));
   }
   for (auto [index, type] : llvm::enumerate(func.getResultTypes())) {
-    auto shape = getStaticF32Shape(type, "result " + Twine(index));
-    if (!shape)
-      return shape.takeError();
-    signature.outputs.push_back(std::move(*shape));
+    auto tensor = getBoundaryTensor(type, func.getResultAttrDict(index),
+                                    "result " + Twine(index));
+    if (!tensor)
+      return tensor.takeError();
+    signature.outputs.push_back(std::move(*tensor));
   }
   return signature;
 }
 
 std::string KernelSignature::str() const {
-  auto format = [](const std::vector<std::vector<int64_t>> &shapes) {
-    return llvm::map_to_vector(shapes, [](const std::vector<int64_t> &shape) {
-      return formatSignatureTensor("f32", shape);
+  auto format = [](const std::vector<TensorSpec> &tensors) {
+    return llvm::map_to_vector(tensors, [](const TensorSpec &tensor) {
+      return formatSignatureTensor(getElementTypeName(tensor.type),
+                                   tensor.shape, tensor.name);
     });
   };
   return formatKernelSignature(format(inputs), format(outputs));
@@ -90,8 +93,8 @@ std::string KernelSignature::str() const {
 
 std::vector<Buffer> KernelSignature::makeOutputs() const {
   std::vector<Buffer> buffers;
-  for (const std::vector<int64_t> &shape : outputs)
-    buffers.push_back(Buffer::zeros(shape));
+  for (const TensorSpec &tensor : outputs)
+    buffers.push_back(Buffer::zeros(tensor.shape, tensor.type));
   return buffers;
 }
 
@@ -102,8 +105,8 @@ std::vector<Buffer> KernelSignature::makeRandomInputs(unsigned seed) const {
   // measuring worker's time when it filled the inputs of every reference).
   std::mt19937 rng(seed);
   std::vector<Buffer> buffers;
-  for (const std::vector<int64_t> &shape : inputs) {
-    Buffer buffer = Buffer::zeros(shape);
+  for (const TensorSpec &tensor : inputs) {
+    Buffer buffer = Buffer::zeros(tensor.shape, tensor.type);
     for (float &value : buffer.data)
       value = float(int32_t(rng() >> 8) - (1 << 23)) * 0x1p-23f;
     buffers.push_back(std::move(buffer));
@@ -119,6 +122,16 @@ OutputError mlir::tcl::findLargestError(const std::vector<Buffer> &got,
     return largest;
   }
   for (size_t output = 0; output < got.size(); ++output) {
+    if (got[output].type != want[output].type)
+      return {INFINITY, output, 0};
+    if (!got[output].isFloat()) {
+      const std::vector<int64_t> &g = got[output].ints, &w = want[output].ints;
+      auto [mismatch, unused] =
+          std::mismatch(g.begin(), g.end(), w.begin(), w.end());
+      if (mismatch != g.end() || g.size() != w.size())
+        return {INFINITY, output, size_t(mismatch - g.begin())};
+      continue;
+    }
     const std::vector<float> &g = got[output].data, &w = want[output].data;
     if (g.size() != w.size())
       return {INFINITY, output, std::min(g.size(), w.size())};
@@ -145,7 +158,8 @@ size_t ReferenceCache::getBytes(const Entry &entry) {
   size_t bytes = 0;
   for (const std::vector<Buffer> *buffers : {&entry.inputs, &entry.outputs})
     for (const Buffer &buffer : *buffers)
-      bytes += buffer.data.size() * sizeof(float);
+      bytes += buffer.data.size() * sizeof(float) +
+               buffer.ints.size() * sizeof(int64_t);
   return bytes;
 }
 
@@ -211,15 +225,23 @@ llvm::Error Kernel::runThenSleepThreads(const std::vector<Buffer> &inputs,
 
 namespace {
 /// A ranked strided memref descriptor, laid out as MLIR's
-/// StridedMemRefType<float, rank>: {allocated, aligned, offset, sizes[rank],
-/// strides[rank]}.
+/// StridedMemRefType<T, rank>: {allocated, aligned, offset, sizes[rank],
+/// strides[rank]}. f32 and i64 buffers are passed in place; narrower
+/// integer types are copied to their width before the call and back after.
 struct Descriptor {
   std::vector<int64_t> words;
+  std::vector<uint8_t> narrow;
 
   explicit Descriptor(const Buffer &buffer) {
+    void *data;
+    if (buffer.isFloat())
+      data = const_cast<float *>(buffer.data.data());
+    else if (buffer.type == ElementType::I64)
+      data = const_cast<int64_t *>(buffer.ints.data());
+    else
+      data = pack(buffer);
     size_t rank = buffer.shape.size();
     words.resize(3 + 2 * rank);
-    auto *data = const_cast<float *>(buffer.data.data());
     words[0] = reinterpret_cast<int64_t>(data);
     words[1] = reinterpret_cast<int64_t>(data);
     words[2] = 0;
@@ -229,6 +251,52 @@ struct Descriptor {
       words[3 + rank + dim] = stride;
       stride *= buffer.shape[dim];
     }
+  }
+
+  /// Copies what the kernel wrote in the narrow copy back into `buffer`.
+  void unpack(Buffer &buffer) const {
+    if (buffer.isFloat() || buffer.type == ElementType::I64)
+      return;
+    for (size_t i = 0; i < buffer.ints.size(); ++i) {
+      const uint8_t *element = narrow.data() + i * getElementSize(buffer.type);
+      switch (buffer.type) {
+      case ElementType::I32: {
+        int32_t value;
+        std::memcpy(&value, element, sizeof(value));
+        buffer.ints[i] = value;
+        break;
+      }
+      case ElementType::I8:
+        buffer.ints[i] = static_cast<int8_t>(*element);
+        break;
+      case ElementType::U8:
+        buffer.ints[i] = *element;
+        break;
+      case ElementType::Bool:
+        buffer.ints[i] = *element != 0;
+        break;
+      default:
+        llvm_unreachable("f32 and i64 are passed in place");
+      }
+    }
+  }
+
+private:
+  void *pack(const Buffer &buffer) {
+    size_t width = getElementSize(buffer.type);
+    // One byte more, so that an empty tensor still has an address.
+    narrow.assign(buffer.ints.size() * width + 1, 0);
+    for (size_t i = 0; i < buffer.ints.size(); ++i) {
+      int64_t value = buffer.ints[i];
+      if (buffer.type == ElementType::I32) {
+        auto narrowed = static_cast<int32_t>(value);
+        std::memcpy(narrow.data() + i * width, &narrowed, width);
+      } else {
+        narrow[i] = static_cast<uint8_t>(
+            buffer.type == ElementType::Bool ? value != 0 : value);
+      }
+    }
+    return narrow.data();
   }
 };
 } // namespace
@@ -294,17 +362,23 @@ static llvm::Error checkArity(const KernelSignature &signature) {
 llvm::Error Kernel::run(const std::vector<Buffer> &inputs,
                         std::vector<Buffer> &outputs) const {
   auto check = [](const std::vector<Buffer> &buffers,
-                  const std::vector<std::vector<int64_t>> &shapes,
+                  const std::vector<TensorSpec> &tensors,
                   const char *what) -> llvm::Error {
-    if (buffers.size() != shapes.size())
+    if (buffers.size() != tensors.size())
       return llvm::createStringError(std::string("expected ") +
-                                     std::to_string(shapes.size()) + " " +
+                                     std::to_string(tensors.size()) + " " +
                                      what);
-    for (auto [buffer, shape] : llvm::zip_equal(buffers, shapes))
-      if (buffer.shape != shape ||
-          (int64_t)buffer.data.size() != buffer.getNumElements())
+    for (auto [index, buffer, tensor] : llvm::enumerate(buffers, tensors)) {
+      if (buffer.type != tensor.type)
+        return llvm::createStringError(
+            std::string(what) + " " + std::to_string(index) + " holds " +
+            getElementTypeName(buffer.type).str() + " elements, not " +
+            getElementTypeName(tensor.type).str());
+      if (buffer.shape != tensor.shape ||
+          (int64_t)buffer.size() != buffer.getNumElements())
         return llvm::createStringError(std::string("a buffer of the ") + what +
                                        " has the wrong shape");
+    }
     return llvm::Error::success();
   };
   if (llvm::Error error = check(inputs, signature.inputs, "inputs"))
@@ -321,6 +395,8 @@ llvm::Error Kernel::run(const std::vector<Buffer> &inputs,
   for (Descriptor &descriptor : descriptors)
     args.push_back(descriptor.words.data());
   callWithPointers(function, args);
+  for (auto [index, output] : llvm::enumerate(outputs))
+    descriptors[inputs.size() + index].unpack(output);
   return llvm::Error::success();
 }
 
@@ -459,16 +535,16 @@ static llvm::Error checkElfSharedLibrary(const llvm::object::ELFFile<ELFT> &elf,
         " of a file of " + llvm::Twine(fileSize) + " bytes");
   };
   for (auto [index, header] : llvm::enumerate(*headers))
-    if (llvm::Error error = checkRange("program header", index,
-                                       header.p_offset, header.p_filesz))
+    if (llvm::Error error = checkRange("program header", index, header.p_offset,
+                                       header.p_filesz))
       return error;
   auto sections = elf.sections();
   if (!sections)
     return sections.takeError();
   for (auto [index, section] : llvm::enumerate(*sections))
     if (section.sh_type != llvm::ELF::SHT_NOBITS)
-      if (llvm::Error error = checkRange("section", index, section.sh_offset,
-                                         section.sh_size))
+      if (llvm::Error error =
+              checkRange("section", index, section.sh_offset, section.sh_size))
         return error;
   return llvm::Error::success();
 }
@@ -505,7 +581,10 @@ static llvm::Error checkSharedLibraryFile(llvm::StringRef path) {
     error = llvm::createStringError("it is not an ELF file");
   if (error)
     return fail(std::move(error));
-  return llvm::Error::success();
+  return checkLibraryHash(
+      path, llvm::ArrayRef<uint8_t>(
+                reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
+                size));
 }
 
 llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Target/Codegen.h"
+#include "tcl/Support/Buffer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -19,8 +20,10 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -168,8 +171,10 @@ llvm::Error mlir::tcl::linkSharedLibrary(llvm::StringRef objectPath,
 }
 
 std::string mlir::tcl::formatSignatureTensor(llvm::StringRef elementType,
-                                             llvm::ArrayRef<int64_t> shape) {
-  std::string text = elementType.str() + "[";
+                                             llvm::ArrayRef<int64_t> shape,
+                                             llvm::StringRef name) {
+  std::string text =
+      (name.empty() ? "" : name + ":").str() + elementType.str() + "[";
   for (auto [index, size] : llvm::enumerate(shape)) {
     if (index != 0)
       text += "x";
@@ -184,17 +189,111 @@ mlir::tcl::formatKernelSignature(llvm::ArrayRef<std::string> inputs,
   return llvm::join(inputs, ",") + "->" + llvm::join(outputs, ",");
 }
 
-/// `type` as formatSignatureTensor writes it, if it is a ranked tensor;
-/// else as MLIR prints it.
-static std::string formatSignatureType(Type type) {
+/// `type`, with its argument or result `attributes` (which may be null:
+/// `tcl.name` and `tcl.element_type`), as formatSignatureTensor writes it,
+/// if it is a ranked tensor; else as MLIR prints it.
+static std::string formatSignatureType(Type type, DictionaryAttr attributes) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
-    tensor.getElementType().print(os);
-    return formatSignatureTensor(text, tensor.getShape());
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor) {
+    type.print(os);
+    return text;
   }
-  type.print(os);
-  return text;
+  auto name =
+      attributes ? attributes.getAs<StringAttr>("tcl.name") : StringAttr();
+  std::optional<ElementType> element = getBoundaryElementType(
+      tensor.getElementType(),
+      attributes ? attributes.get(kElementTypeAttrName) : Attribute());
+  if (element)
+    text = getElementTypeName(*element);
+  else
+    tensor.getElementType().print(os);
+  return formatSignatureTensor(text, tensor.getShape(),
+                               name ? name.getValue() : "");
+}
+
+//===----------------------------------------------------------------------===//
+// Content hash
+//===----------------------------------------------------------------------===//
+
+static constexpr uint64_t kHashPrime = 0x100000001b3ull;
+static constexpr uint64_t kHashBasis = 0xcbf29ce484222325ull;
+
+uint64_t mlir::tcl::hashLibraryContents(llvm::ArrayRef<uint8_t> bytes) {
+  uint64_t hash = kHashBasis ^ bytes.size();
+  size_t words = bytes.size() / 8;
+  for (size_t i = 0; i < words; ++i)
+    hash = (hash ^ llvm::support::endian::read64le(bytes.data() + 8 * i)) *
+           kHashPrime;
+  for (size_t i = 8 * words; i < bytes.size(); ++i)
+    hash = (hash ^ bytes[i]) * kHashPrime;
+  return hash ^ (hash >> 32);
+}
+
+llvm::StringRef mlir::tcl::getLibraryHashCSource() {
+  // Must compute what hashLibraryContents computes (a unit test compares
+  // them through a compiled model).
+  return R"(static uint64_t tcl_hash_contents(const unsigned char *bytes,
+                                  uint64_t size) {
+  uint64_t hash = 0xcbf29ce484222325ull ^ size, i, words = size / 8;
+  for (i = 0; i < words; ++i) {
+    uint64_t word = 0;
+    int b;
+    for (b = 7; b >= 0; --b)
+      word = (word << 8) | bytes[8 * i + b];
+    hash = (hash ^ word) * 0x100000001b3ull;
+  }
+  for (i = 8 * words; i < size; ++i)
+    hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+  return hash ^ (hash >> 32);
+}
+)";
+}
+
+llvm::Error mlir::tcl::checkLibraryHash(llvm::StringRef path,
+                                        llvm::ArrayRef<uint8_t> contents) {
+  size_t size = contents.size();
+  if (size < kLibraryTrailerSize ||
+      llvm::StringRef(reinterpret_cast<const char *>(contents.data()) + size -
+                          kLibraryHashMagic.size(),
+                      kLibraryHashMagic.size()) != kLibraryHashMagic)
+    return llvm::createStringError(
+        "'" + path +
+        "' has no content hash: it was not built by this version of "
+        "tcl-compile, or its end was cut off; rebuild it");
+  llvm::ArrayRef<uint8_t> body = contents.drop_back(kLibraryTrailerSize);
+  uint64_t recorded =
+      llvm::support::endian::read64le(contents.data() + body.size());
+  if (hashLibraryContents(body) != recorded)
+    return llvm::createStringError(
+        "'" + path +
+        "' is damaged: its content does not match the hash it was built "
+        "with; rebuild it");
+  return llvm::Error::success();
+}
+
+/// Appends the content-hash trailer to the library at `path`.
+static llvm::Error appendLibraryHash(llvm::StringRef path) {
+  auto contents = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+  if (!contents)
+    return llvm::createStringError(contents.getError(), "cannot read " + path);
+  uint64_t hash = hashLibraryContents(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>((*contents)->getBufferStart()),
+      (*contents)->getBufferSize()));
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Append);
+  if (ec)
+    return llvm::createStringError(ec, "cannot append to " + path);
+  char word[8];
+  llvm::support::endian::write64le(word, hash);
+  out.write(word, sizeof(word));
+  out << kLibraryHashMagic;
+  out.close();
+  if (out.has_error())
+    return llvm::createStringError(out.error(), "cannot write " + path);
+  return llvm::Error::success();
 }
 
 std::vector<FunctionSignature>
@@ -203,13 +302,15 @@ mlir::tcl::getFunctionSignatures(ModuleOp module) {
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal() || !function.isPublic())
       continue;
-    auto format = [](TypeRange types) {
-      return llvm::map_to_vector(types, formatSignatureType);
-    };
+    std::vector<std::string> inputs, outputs;
+    for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+      inputs.push_back(
+          formatSignatureType(type, function.getArgAttrDict(index)));
+    for (auto [index, type] : llvm::enumerate(function.getResultTypes()))
+      outputs.push_back(
+          formatSignatureType(type, function.getResultAttrDict(index)));
     signatures.push_back(
-        {function.getSymName().str(),
-         formatKernelSignature(format(function.getArgumentTypes()),
-                               format(function.getResultTypes()))});
+        {function.getSymName().str(), formatKernelSignature(inputs, outputs)});
   }
   return signatures;
 }
@@ -259,5 +360,8 @@ mlir::tcl::emitSharedLibrary(ModuleOp module, const TargetArch &platform,
     out.close();
     sources.push_back(std::string(sourcePath));
   }
-  return linkSharedLibrary(objectPath, libraryPath, usesOpenMP, sources);
+  if (llvm::Error error =
+          linkSharedLibrary(objectPath, libraryPath, usesOpenMP, sources))
+    return error;
+  return appendLibraryHash(libraryPath);
 }

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tcl/Support/Buffer.h"
 #include "tcl/Target/Platform.h"
 #include "tcl/Transforms/Passes.h"
 
@@ -53,12 +54,16 @@ struct PrepareEntryPointsPass
               index, bufferization::BufferizationDialect::kWritableAttrName,
               b.getBoolAttr(false));
       copyReturnedArguments(func);
-      // Names of ONNX inputs and outputs served the C API; they mean
-      // nothing to LLVM.
-      for (unsigned index = 0; index < func.getNumArguments(); ++index)
-        func.removeArgAttr(index, b.getStringAttr("tcl.name"));
-      for (unsigned index = 0; index < func.getNumResults(); ++index)
-        func.removeResultAttr(index, b.getStringAttr("tcl.name"));
+      // Names and boundary element types of ONNX inputs and outputs served
+      // the C API and the library's signature; they mean nothing to LLVM.
+      for (llvm::StringRef name :
+           {llvm::StringRef("tcl.name"),
+            llvm::StringRef(tcl::kElementTypeAttrName)}) {
+        for (unsigned index = 0; index < func.getNumArguments(); ++index)
+          func.removeArgAttr(index, b.getStringAttr(name));
+        for (unsigned index = 0; index < func.getNumResults(); ++index)
+          func.removeResultAttr(index, b.getStringAttr(name));
+      }
     }
   }
 };

@@ -176,8 +176,7 @@ int main(int argc, char **argv) {
       auto tensors = readOnnxTestData(testData, prefix, count);
       if (!tensors)
         return fail(tensors.takeError());
-      for (OnnxTensor &tensor : *tensors)
-        buffers->push_back({std::move(tensor.shape), std::move(tensor.data)});
+      *buffers = std::move(*tensors);
     }
   }
   std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();

@@ -215,8 +215,7 @@ TEST(KernelErrors, RefusesCodeTheHostCannotRun) {
   EXPECT_FALSE(hostSupports(*lookupTargetArch("x86-avx2")));
   EXPECT_EQ(getHostTargetArch().name, "x86-sse42");
   auto loaded = Kernel::load(path, "mm_bias_relu", *signature);
-  auto jitted =
-      Kernel::jit(kScheduled, "mm_bias_relu", LoweringOptions(avx2));
+  auto jitted = Kernel::jit(kScheduled, "mm_bias_relu", LoweringOptions(avx2));
   unsetenv("TCL_HOST_ISA");
   ASSERT_FALSE(bool(loaded));
   std::string message = llvm::toString(loaded.takeError());
@@ -249,7 +248,9 @@ TEST(KernelErrors, RefusesTruncatedLibrary) {
 
   for (size_t size :
        {size_t(0), size_t(40), size_t(3000), (*whole)->getBufferSize() / 2,
-        (*whole)->getBufferSize() - 1}) {
+        // The last byte of the ELF file, before the content hash's trailer
+        // (a cut trailer: LibraryHash.LoadRefusesDamagedOrCutLibraries).
+        (*whole)->getBufferSize() - kLibraryTrailerSize - 1}) {
     SCOPED_TRACE("truncated to " + std::to_string(size) + " bytes");
     {
       std::error_code ec;
@@ -281,8 +282,8 @@ TEST(KernelErrors, RefusesLibraryOfAnotherSignature) {
   EXPECT_EQ(signature.str(), "f32[100x64],f32[64x96],f32[96]->f32[100x96]");
 
   KernelSignature other = signature;
-  other.inputs[0] = {200, 64};
-  other.outputs[0] = {200, 96};
+  other.inputs[0].shape = {200, 64};
+  other.outputs[0].shape = {200, 96};
   auto loaded = Kernel::load(path, "mm_bias_relu", other);
   ASSERT_FALSE(bool(loaded));
   std::string message = llvm::toString(loaded.takeError());
@@ -325,7 +326,8 @@ TEST(KernelErrors, RejectsBadInput) {
 
 TEST(RandomInputs, UniformInRangeAndSeeded) {
   KernelSignature signature;
-  signature.inputs = {{64, 64}, {4096}};
+  signature.inputs = {{ElementType::F32, {64, 64}, ""},
+                      {ElementType::F32, {4096}, ""}};
   std::vector<Buffer> first = signature.makeRandomInputs(3);
   std::vector<Buffer> again = signature.makeRandomInputs(3);
   std::vector<Buffer> other = signature.makeRandomInputs(4);
@@ -414,6 +416,147 @@ TEST(OutputCheck, FindsTheLargestRelativeError) {
 
   got[0].data.push_back(1.0f);
   EXPECT_TRUE(std::isinf(maxRelativeError(got, want)));
+}
+
+// Every boundary element type goes through a kernel call: i32 and u8 are
+// narrowed for the call and widened back, i64 passes in place, a bool is a
+// byte the caller may set to any nonzero value.
+constexpr const char *kTyped = R"mlir(
+#map = affine_map<(i) -> (i)>
+func.func @typed(%a: tensor<4xi32>, %b: tensor<4xi64>,
+                 %c: tensor<4xi8> {tcl.element_type = "u8"},
+                 %flag: tensor<4xi8> {tcl.element_type = "bool"})
+    -> (tensor<4xi32>, tensor<4xi8> {tcl.element_type = "bool"}) {
+  %e32 = tensor.empty() : tensor<4xi32>
+  %e8 = tensor.empty() : tensor<4xi8>
+  %sum, %positive = linalg.generic {indexing_maps = [#map, #map, #map, #map, #map, #map],
+      iterator_types = ["parallel"]}
+      ins(%a, %b, %c, %flag : tensor<4xi32>, tensor<4xi64>, tensor<4xi8>, tensor<4xi8>)
+      outs(%e32, %e8 : tensor<4xi32>, tensor<4xi8>) {
+  ^bb0(%x: i32, %y: i64, %z: i8, %f: i8, %o: i32, %p: i8):
+    %y32 = arith.trunci %y : i64 to i32
+    %z32 = arith.extui %z : i8 to i32
+    %s = arith.addi %x, %y32 : i32
+    %t = arith.addi %s, %z32 : i32
+    %zero8 = arith.constant 0 : i8
+    %set = arith.cmpi ne, %f, %zero8 : i8
+    %zero = arith.constant 0 : i32
+    %minus = arith.subi %zero, %t : i32
+    %r = arith.select %set, %minus, %t : i32
+    %gt = arith.cmpi sgt, %r, %zero : i32
+    %g = arith.extui %gt : i1 to i8
+    linalg.yield %r, %g : i32, i8
+  } -> (tensor<4xi32>, tensor<4xi8>)
+  return %sum, %positive : tensor<4xi32>, tensor<4xi8>
+}
+)mlir";
+
+TEST(TypedKernel, IntegerAndBoolBuffersCrossTheCall) {
+  LoweringOptions options;
+  auto kernel = Kernel::jit(kTyped, "typed", options);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  const KernelSignature &signature = kernel->getSignature();
+  EXPECT_EQ(signature.str(), "i32[4],i64[4],u8[4],bool[4]->i32[4],bool[4]");
+
+  std::vector<Buffer> inputs = {Buffer::zeros({4}, ElementType::I32),
+                                Buffer::zeros({4}, ElementType::I64),
+                                Buffer::zeros({4}, ElementType::U8),
+                                Buffer::zeros({4}, ElementType::Bool)};
+  inputs[0].ints = {-7, 100000, 3, 0};
+  inputs[1].ints = {1, 2, 3, 4};
+  inputs[2].ints = {255, 0, 128, 1}; // Read unsigned: 255 is not -1.
+  inputs[3].ints = {0, 0, 5, 1};     // 5 counts as true.
+  std::vector<Buffer> outputs = signature.makeOutputs();
+  ASSERT_EQ(outputs[0].type, ElementType::I32);
+  ASSERT_EQ(outputs[1].type, ElementType::Bool);
+  llvm::Error error = kernel->run(inputs, outputs);
+  ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
+  EXPECT_EQ(outputs[0].ints, (std::vector<int64_t>{249, 100002, -134, -5}));
+  EXPECT_EQ(outputs[1].ints, (std::vector<int64_t>{1, 1, 0, 0}));
+
+  // A buffer of the wrong element type is refused, not reinterpreted.
+  std::vector<Buffer> wrong = inputs;
+  wrong[1] = Buffer::zeros({4}, ElementType::I32);
+  llvm::Error refused = kernel->run(wrong, outputs);
+  ASSERT_TRUE(bool(refused));
+  EXPECT_NE(llvm::toString(std::move(refused))
+                .find("inputs 1 holds i32 elements, not i64"),
+            std::string::npos);
+
+  // Random inputs leave integers at zero: a valid index and mask anywhere.
+  std::vector<Buffer> random = signature.makeRandomInputs(1);
+  EXPECT_EQ(random[0].ints, (std::vector<int64_t>{0, 0, 0, 0}));
+}
+
+TEST(TypedKernel, IntegerOutputsCompareExactly) {
+  Buffer got = Buffer::zeros({3}, ElementType::I64);
+  Buffer want = Buffer::zeros({3}, ElementType::I64);
+  got.ints = want.ints = {1000, 2000, 3000};
+  EXPECT_EQ(maxRelativeError({got}, {want}), 0.0);
+  // Off by one in 3000 is within a float tolerance, but an index is exact.
+  got.ints[2] = 3001;
+  OutputError error = findLargestError({got}, {want});
+  EXPECT_TRUE(std::isinf(error.error));
+  EXPECT_EQ(error.index, 2u);
+  // Same values, different element types: not the same output.
+  Buffer asFloat({3}, {1000, 2000, 3000});
+  EXPECT_TRUE(std::isinf(maxRelativeError({asFloat}, {want})));
+}
+
+TEST(LibraryHash, LoadRefusesDamagedOrCutLibraries) {
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("kernel-hash", "so", path));
+  llvm::FileRemover remove(path);
+  llvm::Error emitted =
+      emitScheduledLibrary(LoweringOptions(Platform::host()), path);
+  ASSERT_FALSE(bool(emitted)) << llvm::toString(std::move(emitted));
+  auto contents = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+  ASSERT_TRUE(bool(contents));
+  std::string bytes = (*contents)->getBuffer().str();
+  ASSERT_GT(bytes.size(), kLibraryTrailerSize);
+  EXPECT_EQ(bytes.substr(bytes.size() - 8), kLibraryHashMagic.str());
+  auto asBytes = [](llvm::StringRef text) {
+    return llvm::ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t *>(text.data()), text.size());
+  };
+  EXPECT_FALSE(bool(checkLibraryHash(path, asBytes(bytes))));
+
+  auto rewrite = [&](const std::string &text) {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(path, ec);
+    out << text;
+  };
+  // One changed byte anywhere before the trailer.
+  std::string damaged = bytes;
+  damaged[damaged.size() / 2] ^= 0x20;
+  rewrite(damaged);
+  auto loaded = Kernel::load(path, "mm_bias_relu", getScheduledSignature());
+  ASSERT_FALSE(bool(loaded));
+  EXPECT_NE(llvm::toString(loaded.takeError())
+                .find("is damaged: its content does not match the hash"),
+            std::string::npos);
+  // The trailer cut off.
+  rewrite(bytes.substr(0, bytes.size() - kLibraryTrailerSize));
+  auto cut = Kernel::load(path, "mm_bias_relu", getScheduledSignature());
+  ASSERT_FALSE(bool(cut));
+  EXPECT_NE(llvm::toString(cut.takeError()).find("has no content hash"),
+            std::string::npos);
+  rewrite(bytes);
+  auto intact = Kernel::load(path, "mm_bias_relu", getScheduledSignature());
+  EXPECT_TRUE(bool(intact)) << llvm::toString(intact.takeError());
+}
+
+TEST(LibraryHash, EveryWordAndTheLengthCount) {
+  std::vector<uint8_t> bytes(37, 0);
+  uint64_t base = hashLibraryContents(bytes);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::vector<uint8_t> changed = bytes;
+    changed[i] = 1;
+    EXPECT_NE(hashLibraryContents(changed), base) << "byte " << i;
+  }
+  bytes.push_back(0);
+  EXPECT_NE(hashLibraryContents(bytes), base);
 }
 
 } // namespace

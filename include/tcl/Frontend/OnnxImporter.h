@@ -16,6 +16,8 @@
 #ifndef TCL_FRONTEND_ONNXIMPORTER_H
 #define TCL_FRONTEND_ONNXIMPORTER_H
 
+#include "tcl/Support/Buffer.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
@@ -55,21 +57,15 @@ llvm::Error parseBoundInput(llvm::StringRef text, OnnxImportOptions &options);
 /// The ONNX operator types the importer converts.
 std::vector<std::string> getSupportedOnnxOps();
 
-struct OnnxTensor {
-  std::vector<int64_t> shape;
-  std::vector<float> data;
-};
-
 /// Reads `<dir>/<prefix>0.pb` ... `<prefix>(count-1).pb` of an ONNX test
 /// data set (prefix "input_" or "output_").
-llvm::Expected<std::vector<OnnxTensor>>
+llvm::Expected<std::vector<Buffer>>
 readOnnxTestData(llvm::StringRef dir, llvm::StringRef prefix, size_t count);
 
-/// Reads a serialized ONNX TensorProto of f32 values (e.g. an ONNX test
-/// data file input_0.pb) into its shape and data.
-llvm::Error readOnnxTensorFile(llvm::StringRef path,
-                               std::vector<int64_t> &shape,
-                               std::vector<float> &data);
+/// Reads a serialized ONNX TensorProto (e.g. an ONNX test data file
+/// input_0.pb) of an element type a compiled model takes or returns (float,
+/// int64, int32, int8, uint8, bool).
+llvm::Expected<Buffer> readOnnxTensorFile(llvm::StringRef path);
 
 } // namespace mlir::tcl
 

@@ -17,6 +17,7 @@
 #ifndef TCL_RUNTIME_KERNEL_H
 #define TCL_RUNTIME_KERNEL_H
 
+#include "tcl/Support/Buffer.h"
 #include "tcl/Transforms/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -33,30 +34,37 @@ namespace mlir {
 class ExecutionEngine;
 namespace tcl {
 
-/// A dense, row-major f32 buffer.
-struct Buffer {
+/// One tensor a kernel takes or returns: its element type, static shape and
+/// name (a model's graph input or output; empty for a task's tensors).
+struct TensorSpec {
+  ElementType type = ElementType::F32;
   std::vector<int64_t> shape;
-  std::vector<float> data;
+  std::string name;
 
-  static Buffer zeros(std::vector<int64_t> shape);
-  int64_t getNumElements() const;
+  bool operator==(const TensorSpec &other) const {
+    return type == other.type && shape == other.shape && name == other.name;
+  }
+  bool operator!=(const TensorSpec &other) const { return !(*this == other); }
 };
 
-/// Shapes of a kernel's inputs and outputs (f32, static shapes).
+/// The tensors a kernel takes and returns.
 struct KernelSignature {
-  std::vector<std::vector<int64_t>> inputs;
-  std::vector<std::vector<int64_t>> outputs;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
 
   /// Reads the signature of function `entry` in `module`, which must take and
-  /// return statically shaped f32 tensors.
+  /// return statically shaped tensors of boundary element types (see
+  /// getBoundaryElementType).
   static llvm::Expected<KernelSignature> fromFunction(ModuleOp module,
                                                       llvm::StringRef entry);
+  /// Zero-filled outputs.
   std::vector<Buffer> makeOutputs() const;
   /// The signature as text, as a shared library from emitSharedLibrary
   /// records it (formatKernelSignature): `f32[64x64],f32[64]->f32[64x64]`.
   std::string str() const;
-  /// Inputs filled with uniform values in [-1, 1) from a std::mt19937 seeded
-  /// with `seed`: the same inputs on every machine.
+  /// Float inputs filled with uniform values in [-1, 1) from a std::mt19937
+  /// seeded with `seed`: the same inputs on every machine. Integer and bool
+  /// inputs are zeros: a valid index into any dimension, and a valid mask.
   std::vector<Buffer> makeRandomInputs(unsigned seed) const;
 };
 
@@ -67,7 +75,8 @@ constexpr double kOutputTolerance = 1e-3;
 
 /// Where `got` differs most from `want`: |got - want| / (1 + |want|) at
 /// element `index` of output `output`; infinity where one side has a NaN
-/// the other lacks, or where two buffers differ in size.
+/// the other lacks, where two integer or bool elements differ at all (they
+/// are exact), or where two buffers differ in size or element type.
 struct OutputError {
   double error = 0;
   size_t output = 0, index = 0;
@@ -131,9 +140,10 @@ public:
                                     const LoweringOptions &options);
   /// Loads `_mlir_ciface_<entry>` from a shared library compiled by
   /// tcl-compile from a function with signature `signature`. Refuses a file
-  /// that is not a complete shared library (before dlopen maps it), a
-  /// library for a platform the host cannot run, and one whose recorded
-  /// signature of `entry` differs from `signature`.
+  /// that is not a complete shared library (before dlopen maps it), one
+  /// whose content hash does not match (damaged), a library for a platform
+  /// the host cannot run, and one whose recorded signature of `entry`
+  /// (names, element types, shapes) differs from `signature`.
   static llvm::Expected<Kernel> load(llvm::StringRef libraryPath,
                                      llvm::StringRef entry,
                                      KernelSignature signature);

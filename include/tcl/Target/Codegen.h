@@ -77,14 +77,41 @@ inline constexpr llvm::StringLiteral kLibraryTargetSymbol =
 inline constexpr llvm::StringLiteral kLibrarySignatureSymbolPrefix =
     "tcl_library_signature_";
 
-/// One tensor of a signature as text: the element type and the shape,
+/// One tensor of a signature as text: its name if it has one (a model's
+/// graph input or output), the element type and the shape: `x:f32[64x64]`,
 /// `f32[64x64]` (`?` for a dynamic size, `f32[]` for rank 0).
 std::string formatSignatureTensor(llvm::StringRef elementType,
-                                  llvm::ArrayRef<int64_t> shape);
+                                  llvm::ArrayRef<int64_t> shape,
+                                  llvm::StringRef name = "");
 /// A function's signature as text, its inputs then its outputs (each from
 /// formatSignatureTensor): `f32[64x64],f32[64x64]->f32[64x64]`.
 std::string formatKernelSignature(llvm::ArrayRef<std::string> inputs,
                                   llvm::ArrayRef<std::string> outputs);
+
+/// A shared library from emitSharedLibrary ends with a trailer of 16 bytes:
+/// the hash (hashLibraryContents, 8 bytes, little-endian) of every byte
+/// before the trailer, then these 8 bytes. A loader (Kernel::load, the
+/// compiled model's tcl_model_create) recomputes it and refuses a damaged
+/// or truncated library. The dynamic loader ignores bytes past the ELF
+/// file's sections.
+inline constexpr llvm::StringLiteral kLibraryHashMagic = "tcl-hash";
+constexpr size_t kLibraryTrailerSize = 16;
+
+/// The content hash of a library: FNV-1a's multiply over 8-byte
+/// little-endian words, then the tail bytes, folded. Not cryptographic: it
+/// detects damage (any change of one word changes it), not tampering.
+uint64_t hashLibraryContents(llvm::ArrayRef<uint8_t> bytes);
+
+/// The same hash as C source, a function `static uint64_t
+/// tcl_hash_contents(const unsigned char *bytes, uint64_t size)`, for the C
+/// API that checks its own library (ModelInterface).
+llvm::StringRef getLibraryHashCSource();
+
+/// Success if `contents` (the bytes of the library at `path`) end with a
+/// trailer whose hash matches; else an error naming the file and what is
+/// wrong.
+llvm::Error checkLibraryHash(llvm::StringRef path,
+                             llvm::ArrayRef<uint8_t> contents);
 
 /// The name and signature text of one function of a library.
 struct FunctionSignature {

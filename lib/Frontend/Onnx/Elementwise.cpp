@@ -138,8 +138,12 @@ llvm::Error convertClip(Importer &im, const onnx::NodeProto &node) {
   Value x;
   if (llvm::Error e = im.inputs(node, x))
     return e;
+  Type element = Importer::elementTypeOf(x);
+  if (Importer::isBool(x))
+    return error(Importer::describe(node) + ": bool inputs are not supported");
+  bool isFloat = element.isF32();
   // Bounds: attributes (opset < 11), constant inputs, or runtime scalars.
-  std::optional<float> lo, hi;
+  std::optional<double> lo, hi;
   if (Importer::attribute(node, "min"))
     lo = Importer::getFloat(node, "min", 0);
   if (Importer::attribute(node, "max"))
@@ -150,31 +154,39 @@ llvm::Error convertClip(Importer &im, const onnx::NodeProto &node) {
     if (!im.hasInput(node, index))
       continue;
     if (const ConstantData *bound = im.constant(node, index);
-        bound && bound->isFloat() && bound->floats.size() == 1) {
-      (index == 1 ? lo : hi) = bound->floats[0];
+        bound && bound->isFloat() == isFloat && bound->size() == 1) {
+      (index == 1 ? lo : hi) = bound->asDouble(0);
       continue;
     }
     Value value;
     if (llvm::Error e = im.input(node, index, value))
       return e;
+    if (Importer::elementTypeOf(value) != element)
+      return error(Importer::describe(node) +
+                   ": the bounds must have the input's element type");
     (index == 1 ? loInput : hiInput) = inputs.size();
     inputs.push_back(value);
   }
   auto result = im.elementwise(
       node, inputs, [&](OpBuilder &b, Location loc, ValueRange args) {
-        auto bound = [&](std::optional<float> constant, int input) -> Value {
+        auto bound = [&](std::optional<double> constant, int input) -> Value {
           if (input >= 0)
             return args[input];
-          if (constant)
+          if (!constant)
+            return nullptr;
+          if (isFloat)
             return b.create<arith::ConstantOp>(loc,
                                                b.getF32FloatAttr(*constant));
-          return nullptr;
+          return b.create<arith::ConstantOp>(
+              loc, b.getI64IntegerAttr(static_cast<int64_t>(*constant)));
         };
         Value v = args[0];
         if (Value low = bound(lo, loInput))
-          v = b.create<arith::MaximumFOp>(loc, v, low);
+          v = isFloat ? b.create<arith::MaximumFOp>(loc, v, low).getResult()
+                      : b.create<arith::MaxSIOp>(loc, v, low).getResult();
         if (Value high = bound(hi, hiInput))
-          v = b.create<arith::MinimumFOp>(loc, v, high);
+          v = isFloat ? b.create<arith::MinimumFOp>(loc, v, high).getResult()
+                      : b.create<arith::MinSIOp>(loc, v, high).getResult();
         return v;
       });
   return im.define(node, std::move(result));

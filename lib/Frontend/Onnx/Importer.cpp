@@ -304,6 +304,133 @@ staticShape(const onnx::ValueInfoProto &info,
 
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// The graph's boundary
+//===----------------------------------------------------------------------===//
+
+/// The element types a compiled model takes and returns, for messages.
+static constexpr llvm::StringLiteral kBoundaryTypes =
+    "float, int64, int32, int8, uint8 and bool";
+
+std::optional<ElementType> Importer::getBoundaryType(int32_t onnxType) {
+  switch (onnxType) {
+  case onnx::TensorProto::FLOAT:
+    return ElementType::F32;
+  case onnx::TensorProto::INT64:
+    return ElementType::I64;
+  case onnx::TensorProto::INT32:
+    return ElementType::I32;
+  case onnx::TensorProto::INT8:
+    return ElementType::I8;
+  case onnx::TensorProto::UINT8:
+    return ElementType::U8;
+  case onnx::TensorProto::BOOL:
+    return ElementType::Bool;
+  default:
+    return std::nullopt;
+  }
+}
+
+Type Importer::storageType(ElementType element) {
+  switch (element) {
+  case ElementType::F32:
+    return b.getF32Type();
+  case ElementType::I64:
+    return b.getI64Type();
+  case ElementType::I32:
+    return b.getI32Type();
+  case ElementType::I8:
+  case ElementType::U8:
+  case ElementType::Bool:
+    return b.getI8Type();
+  }
+  llvm_unreachable("an element type without storage");
+}
+
+Value Importer::convertElements(
+    Value value, Type to,
+    std::function<Value(OpBuilder &, Location, Value)> convert) {
+  auto type = cast<RankedTensorType>(value.getType());
+  unsigned rank = type.getRank();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  return generic(
+      {value}, empty(type.getShape(), to), {identity, identity},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nested, Location at, ValueRange args) {
+        return convert(nested, at, args[0]);
+      });
+}
+
+Value Importer::fromBoundary(Value argument, ElementType element) {
+  switch (element) {
+  case ElementType::F32:
+  case ElementType::I64:
+    return argument;
+  case ElementType::I32:
+  case ElementType::I8:
+    return convertElements(argument, b.getI64Type(),
+                           [](OpBuilder &b, Location loc, Value x) -> Value {
+                             return b.create<arith::ExtSIOp>(loc,
+                                                             b.getI64Type(), x);
+                           });
+  case ElementType::U8:
+    return convertElements(argument, b.getI64Type(),
+                           [](OpBuilder &b, Location loc, Value x) -> Value {
+                             return b.create<arith::ExtUIOp>(loc,
+                                                             b.getI64Type(), x);
+                           });
+  case ElementType::Bool:
+    // A caller's nonzero byte is true: the model's bools are 0 or 1.
+    return convertElements(
+        argument, b.getI8Type(),
+        [](OpBuilder &b, Location loc, Value x) -> Value {
+          Value zero = b.create<arith::ConstantIntOp>(loc, 0, 8);
+          Value isSet =
+              b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x, zero);
+          return b.create<arith::ExtUIOp>(loc, b.getI8Type(), isSet);
+        });
+  }
+  llvm_unreachable("an unknown element type");
+}
+
+Value Importer::toBoundary(Value result, ElementType element) {
+  Type stored = storageType(element);
+  if (elementTypeOf(result) == stored)
+    return result;
+  // Only i64 values narrow (to i32, i8 or u8): two's complement truncation,
+  // as ONNX's Cast does.
+  return convertElements(
+      result, stored, [stored](OpBuilder &b, Location loc, Value x) -> Value {
+        return b.create<arith::TruncIOp>(loc, stored, x);
+      });
+}
+
+llvm::Expected<ElementType>
+Importer::getOutputType(llvm::StringRef name, Type computed, int32_t declared) {
+  std::optional<ElementType> element = getBoundaryType(declared);
+  auto mismatch = [&](llvm::StringRef kind) {
+    return error("graph output '" + name + "' is computed as " + kind +
+                 " but declared with ONNX element type " +
+                 std::to_string(declared) + "; tcl's compiled models return " +
+                 kBoundaryTypes + " outputs");
+  };
+  if (computed.isF32()) {
+    if (declared != 0 && element != ElementType::F32)
+      return mismatch("float");
+    return ElementType::F32;
+  }
+  if (isBool(computed)) {
+    if (declared != 0 && element != ElementType::Bool)
+      return mismatch("bool");
+    return ElementType::Bool;
+  }
+  if (declared == 0)
+    return ElementType::I64;
+  if (!element || *element == ElementType::F32 || *element == ElementType::Bool)
+    return mismatch("integer");
+  return *element;
+}
+
 llvm::Expected<OwningOpRef<ModuleOp>>
 Importer::importModel(onnx::ModelProto &model,
                       const OnnxImportOptions &options) {
@@ -338,29 +465,30 @@ Importer::importModel(onnx::ModelProto &model,
   b.setInsertionPointToEnd(module->getBody());
   SmallVector<Type> argTypes;
   std::vector<std::string> argNames;
+  std::vector<ElementType> argElements;
   for (const onnx::ValueInfoProto &in : graph.input()) {
     if (constants.count(in.name()))
       continue; // An initializer (listed by older exporters) or bound.
-    int32_t elementType = in.type().tensor_type().elem_type();
-    if (elementType != onnx::TensorProto::FLOAT)
+    int32_t onnxType = in.type().tensor_type().elem_type();
+    std::optional<ElementType> element = getBoundaryType(onnxType);
+    if (!element)
       return error("graph input '" + in.name() + "' has ONNX element type " +
-                   std::to_string(elementType) +
-                   "; tcl compiles float (f32) inputs only (bind an "
-                   "integer input that determines shapes to a value with "
-                   "--bind-input " +
-                   in.name() + "=value.pb)");
+                   std::to_string(onnxType) + "; tcl's compiled models take " +
+                   kBoundaryTypes + " inputs");
     auto shape = staticShape(in, options);
     if (!shape)
       return shape.takeError();
-    argTypes.push_back(f32Tensor(*shape));
+    argTypes.push_back(RankedTensorType::get(*shape, storageType(*element)));
     argNames.push_back(in.name());
+    argElements.push_back(*element);
   }
   auto func = b.create<func::FuncOp>(loc, options.functionName,
                                      b.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
-  for (auto [name, arg] : llvm::zip_equal(argNames, body->getArguments()))
-    values[name] = arg;
+  for (auto [name, arg, element] :
+       llvm::zip_equal(argNames, body->getArguments(), argElements))
+    values[name] = fromBoundary(arg, element);
 
   const auto &converters = getConverters();
   const auto &evaluators = getEvaluators();
@@ -406,27 +534,41 @@ Importer::importModel(onnx::ModelProto &model,
   loc = b.getUnknownLoc();
 
   SmallVector<Value> results;
+  std::vector<ElementType> resultElements;
   for (const onnx::ValueInfoProto &out : graph.output()) {
     Value result = lookup(out.name());
     if (!result)
       return error("graph output '" + out.name() +
                    "' is not computed by "
                    "any supported node");
-    if (!elementTypeOf(result).isF32())
-      return error("graph output '" + out.name() + "' has element type " +
-                   (isBool(result) ? "bool" : "integer") +
-                   "; tcl's compiled models return f32 tensors only");
-    results.push_back(result);
+    auto element = getOutputType(out.name(), elementTypeOf(result),
+                                 out.type().tensor_type().elem_type());
+    if (!element)
+      return element.takeError();
+    results.push_back(toBoundary(result, *element));
+    resultElements.push_back(*element);
   }
   b.create<func::ReturnOp>(loc, results);
   func.setFunctionType(
       b.getFunctionType(argTypes, ValueRange(results).getTypes()));
-  // The graph's names, for the compiled model's C API.
-  for (auto [index, name] : llvm::enumerate(argNames))
+  // The graph's names and the element types that i8 leaves ambiguous, for
+  // the compiled model's C API.
+  auto describeElement = [&](ElementType element) -> StringAttr {
+    if (element != ElementType::U8 && element != ElementType::Bool)
+      return nullptr;
+    return b.getStringAttr(getElementTypeName(element));
+  };
+  for (auto [index, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(index, "tcl.name", b.getStringAttr(name));
-  for (int index = 0; index < graph.output_size(); ++index)
+    if (StringAttr element = describeElement(argElements[index]))
+      func.setArgAttr(index, kElementTypeAttrName, element);
+  }
+  for (int index = 0; index < graph.output_size(); ++index) {
     func.setResultAttr(index, "tcl.name",
                        b.getStringAttr(graph.output(index).name()));
+    if (StringAttr element = describeElement(resultElements[index]))
+      func.setResultAttr(index, kElementTypeAttrName, element);
+  }
   if (failed(verify(*module)))
     return error("the imported module does not verify (a tcl importer bug)");
   return module;
@@ -504,33 +646,38 @@ std::vector<std::string> mlir::tcl::getSupportedOnnxOps() {
   return names;
 }
 
-llvm::Error mlir::tcl::readOnnxTensorFile(llvm::StringRef path,
-                                          std::vector<int64_t> &shape,
-                                          std::vector<float> &data) {
+llvm::Expected<Buffer> mlir::tcl::readOnnxTensorFile(llvm::StringRef path) {
   std::ifstream stream(path.str(), std::ios::binary);
   onnx::TensorProto tensor;
   if (!stream || !tensor.ParseFromIstream(&stream))
     return error("cannot read an ONNX tensor from '" + path + "'");
-  if (tensor.data_type() != onnx::TensorProto::FLOAT)
+  std::optional<ElementType> element =
+      Importer::getBoundaryType(tensor.data_type());
+  if (!element)
     return error("'" + path + "' holds ONNX element type " +
-                 std::to_string(tensor.data_type()) + ", not float");
+                 std::to_string(tensor.data_type()) + ", not " +
+                 kBoundaryTypes);
   auto values = readTensor(tensor);
   if (!values)
     return values.takeError();
-  shape = values->shape;
-  data = values->floats;
-  return llvm::Error::success();
+  Buffer buffer;
+  buffer.shape = values->shape;
+  buffer.type = *element;
+  buffer.data = std::move(values->floats);
+  buffer.ints = std::move(values->ints);
+  return buffer;
 }
 
-llvm::Expected<std::vector<OnnxTensor>>
+llvm::Expected<std::vector<Buffer>>
 mlir::tcl::readOnnxTestData(llvm::StringRef dir, llvm::StringRef prefix,
                             size_t count) {
-  std::vector<OnnxTensor> tensors(count);
+  std::vector<Buffer> tensors;
   for (size_t i = 0; i < count; ++i) {
-    std::string path = (dir + "/" + prefix + std::to_string(i) + ".pb").str();
-    if (llvm::Error e =
-            readOnnxTensorFile(path, tensors[i].shape, tensors[i].data))
-      return std::move(e);
+    auto tensor = readOnnxTensorFile(
+        (dir + "/" + prefix + std::to_string(i) + ".pb").str());
+    if (!tensor)
+      return tensor.takeError();
+    tensors.push_back(std::move(*tensor));
   }
   return tensors;
 }

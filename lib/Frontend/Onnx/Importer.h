@@ -30,6 +30,7 @@
 #define TCL_LIB_FRONTEND_ONNX_IMPORTER_H
 
 #include "tcl/Frontend/OnnxImporter.h"
+#include "tcl/Support/Buffer.h"
 
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Builders.h"
@@ -183,7 +184,8 @@ public:
   Value lookup(llvm::StringRef name);
   Value materialize(const ConstantData &data);
   Type elementType(ElementKind kind);
-  static bool isBool(Value value) { return elementTypeOf(value).isInteger(8); }
+  static bool isBool(Value value) { return isBool(elementTypeOf(value)); }
+  static bool isBool(Type elementType) { return elementType.isInteger(8); }
   static Value boolToByte(OpBuilder &b, Location loc, Value flag);
   static Value byteToBool(OpBuilder &b, Location loc, Value byte);
   static Type elementTypeOf(Value value) {
@@ -299,6 +301,28 @@ public:
                 llvm::ArrayRef<AffineMap> maps,
                 llvm::ArrayRef<utils::IteratorType> iterators,
                 std::function<Value(OpBuilder &, Location, ValueRange)> body);
+
+  // The graph's boundary (Importer.cpp): a graph input or output of a type
+  // other than f32 and i64 is converted to or from the importer's types.
+
+  /// The element type of a graph input or output of ONNX type `onnxType`,
+  /// if a compiled model takes and returns it.
+  static std::optional<ElementType> getBoundaryType(int32_t onnxType);
+  /// The MLIR type `element` is stored as at the boundary.
+  Type storageType(ElementType element);
+  /// A graph input of type `element` converted to the importer's types.
+  Value fromBoundary(Value argument, ElementType element);
+  /// A graph output converted to its boundary type.
+  Value toBoundary(Value result, ElementType element);
+  /// The boundary type of graph output `name`, computed as `computed` and
+  /// declared in the model as ONNX type `declared` (0 if not declared), or
+  /// an error if they disagree.
+  llvm::Expected<ElementType> getOutputType(llvm::StringRef name, Type computed,
+                                            int32_t declared);
+  /// A linalg.generic applying `convert` to each element of `value`.
+  Value
+  convertElements(Value value, Type to,
+                  std::function<Value(OpBuilder &, Location, Value)> convert);
 
   llvm::StringMap<Value> values;
   llvm::StringMap<ConstantData> constants;
