@@ -7,8 +7,10 @@
 // Tile, DepthToSpace and SpaceToDepth as reshapes around a broadcast or a
 // transpose; Pad as tensor.pad (constant mode) or a linalg.generic that
 // reads each output element's source (reflect, edge, wrap); Trilu as a
-// masking linalg.generic. Repeats, pads and k must be known at compile time,
-// since tcl's shapes are static.
+// masking linalg.generic; Resize (nearest, linear) as a linalg.generic that
+// reads its sources through index tables computed at import. Repeats, pads,
+// k and Resize's scales or sizes must be known at compile time, since tcl's
+// shapes are static.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -346,6 +350,207 @@ llvm::Error convertTrilu(Importer &im, const onnx::NodeProto &node) {
   return im.define(node, std::move(result));
 }
 
+/// Where output position `o` of a dimension resized from `in` to `out`
+/// entries by `scale` reads the input, by coordinate_transformation_mode.
+double resizeSource(llvm::StringRef mode, int64_t o, int64_t in, int64_t out,
+                    double scale) {
+  if (mode == "half_pixel")
+    return (o + 0.5) / scale - 0.5;
+  if (mode == "pytorch_half_pixel")
+    return out > 1 ? (o + 0.5) / scale - 0.5 : 0;
+  if (mode == "align_corners")
+    return out == 1 ? 0 : o * double(in - 1) / double(out - 1);
+  if (mode == "asymmetric")
+    return o / scale;
+  return (o + 0.5) / scale; // tf_half_pixel_for_nn
+}
+
+/// The input entries and weights one resized dimension reads: output
+/// position o reads lower[o] (nearest), or lower[o] and upper[o] weighted
+/// 1 - weight[o] and weight[o] (linear). Computed at import, since shapes
+/// are static.
+struct ResizedAxis {
+  std::vector<int64_t> lower, upper;
+  std::vector<float> weight;
+};
+
+/// Resize (opset 11+) in nearest or linear mode with scales or sizes known
+/// at compile time: a linalg.generic whose body reads each output element's
+/// source elements (tensor.extract) from index tables computed at import.
+llvm::Error convertResize(Importer &im, const onnx::NodeProto &node) {
+  Value x;
+  if (llvm::Error e = im.inputs(node, x))
+    return e;
+  std::string subject = Importer::describe(node);
+  if (im.opset < 11)
+    return error(subject + ": opset " + std::to_string(im.opset) +
+                 " Resize is not supported (opset 11 and later are)");
+  std::string mode = Importer::getString(node, "mode", "nearest");
+  std::string coordinates =
+      Importer::getString(node, "coordinate_transformation_mode", "half_pixel");
+  std::string rounding =
+      Importer::getString(node, "nearest_mode", "round_prefer_floor");
+  if (mode != "nearest" && mode != "linear")
+    return error(subject + ": mode '" + mode +
+                 "' is not supported (nearest and linear are)");
+  if (!llvm::is_contained({"half_pixel", "pytorch_half_pixel", "align_corners",
+                           "asymmetric", "tf_half_pixel_for_nn"},
+                          coordinates))
+    return error(subject + ": coordinate_transformation_mode '" + coordinates +
+                 "' is not supported (half_pixel, pytorch_half_pixel, "
+                 "align_corners, asymmetric and tf_half_pixel_for_nn are)");
+  if (!llvm::is_contained(
+          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
+          rounding))
+    return error(subject + ": nearest_mode '" + rounding +
+                 "' is not supported");
+  if (Importer::getInt(node, "antialias", 0) != 0 ||
+      Importer::attribute(node, "axes") ||
+      Importer::getString(node, "keep_aspect_ratio_policy", "stretch") !=
+          "stretch")
+    return error(subject + ": antialias, axes and keep_aspect_ratio_policy "
+                           "are not supported");
+  Type type = Importer::elementTypeOf(x);
+  if (mode == "linear" && !type.isF32())
+    return error(subject + ": linear mode needs a float input");
+  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
+  int64_t rank = xs.size();
+  std::vector<int64_t> out(rank);
+  std::vector<double> scales(rank);
+  if (im.hasInput(node, 3)) {
+    auto sizes = constantInts(im, node, 3);
+    if (!sizes)
+      return sizes.takeError();
+    if (static_cast<int64_t>(sizes->size()) != rank)
+      return error(subject + ": " + std::to_string(sizes->size()) +
+                   " sizes for a rank-" + std::to_string(rank) + " input");
+    out = *sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      scales[d] = double(out[d]) / double(xs[d]);
+  } else {
+    const ConstantData *given = im.constant(node, 2);
+    if (!given || !given->isFloat())
+      return error(subject + ": its scales or sizes must be known at compile "
+                             "time (tcl's shapes are static)");
+    if (given->size() != rank)
+      return error(subject + ": " + std::to_string(given->size()) +
+                   " scales for a rank-" + std::to_string(rank) + " input");
+    for (int64_t d = 0; d < rank; ++d) {
+      scales[d] = given->floats[d];
+      double size = std::floor(xs[d] * scales[d]);
+      out[d] = size > 0 && size <= kMaxElements ? int64_t(size) : 0;
+    }
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (out[d] < 1 || !(scales[d] > 0))
+      return error(subject + ": resizing " + formatShape(xs) + " to " +
+                   formatShape(out) +
+                   " is not supported (empty results are not)");
+  if (llvm::Error e = checkShape(subject, out))
+    return e;
+  // The dimensions that change, with what each output position reads.
+  std::vector<std::pair<int64_t, ResizedAxis>> resized;
+  for (int64_t d = 0; d < rank; ++d) {
+    ResizedAxis axis;
+    bool identity = out[d] == xs[d];
+    for (int64_t o = 0; o < out[d]; ++o) {
+      double source = resizeSource(coordinates, o, xs[d], out[d], scales[d]);
+      int64_t lower, upper;
+      float weight = 0;
+      if (mode == "nearest") {
+        double floor = std::floor(source);
+        bool half = source - floor == 0.5;
+        if (rounding == "floor" || (half && rounding == "round_prefer_floor"))
+          lower = floor;
+        else if (rounding == "ceil" || half)
+          lower = std::ceil(source);
+        else
+          lower = std::round(source);
+        lower = upper = std::clamp<int64_t>(lower, 0, xs[d] - 1);
+      } else {
+        source = std::clamp<double>(source, 0, xs[d] - 1);
+        lower = std::floor(source);
+        upper = std::min<int64_t>(lower + 1, xs[d] - 1);
+        weight = source - lower;
+      }
+      identity &= lower == o && weight == 0;
+      axis.lower.push_back(lower);
+      axis.upper.push_back(upper);
+      axis.weight.push_back(weight);
+    }
+    if (!identity)
+      resized.emplace_back(d, std::move(axis));
+  }
+  if (resized.empty()) {
+    im.define(node, x);
+    return llvm::Error::success();
+  }
+  // Tables as generic inputs, each read along its output dimension.
+  auto table = [&](int64_t d, ConstantData data) {
+    data.shape = {out[d]};
+    return im.materialize(data);
+  };
+  bool linear = mode == "linear";
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  MLIRContext *ctx = im.b.getContext();
+  for (auto &[d, axis] : resized) {
+    ConstantData lower, upper, weight;
+    lower.kind = upper.kind = ElementKind::Int;
+    lower.ints = axis.lower;
+    upper.ints = axis.upper;
+    weight.floats = axis.weight;
+    inputs.push_back(table(d, lower));
+    if (linear) {
+      inputs.push_back(table(d, upper));
+      inputs.push_back(table(d, weight));
+    }
+    maps.append(linear ? 3 : 1,
+                AffineMap::get(rank, 0, im.b.getAffineDimExpr(d), ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  Value source = x;
+  Value result = im.generic(
+      inputs, im.empty(out, type), maps,
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        auto index = [&](Value v) -> Value {
+          return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
+        };
+        SmallVector<Value> base;
+        for (int64_t d = 0; d < rank; ++d)
+          base.push_back(b.create<linalg::IndexOp>(loc, d));
+        int stride = linear ? 3 : 1;
+        if (!linear) {
+          for (auto [k, entry] : llvm::enumerate(resized))
+            base[entry.first] = index(args[k]);
+          return b.create<tensor::ExtractOp>(loc, source, base);
+        }
+        // Linear: the weighted sum over the 2^k corners around the source.
+        Value sum;
+        for (unsigned corner = 0; corner < (1u << resized.size()); ++corner) {
+          SmallVector<Value> at = base;
+          Value weight;
+          for (auto [k, entry] : llvm::enumerate(resized)) {
+            bool up = corner & (1u << k);
+            at[entry.first] = index(args[stride * k + (up ? 1 : 0)]);
+            Value w = args[stride * k + 2];
+            if (!up)
+              w = b.create<arith::SubFOp>(
+                  loc, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1)),
+                  w);
+            weight = weight ? b.create<arith::MulFOp>(loc, weight, w) : w;
+          }
+          Value term = b.create<arith::MulFOp>(
+              loc, weight, b.create<tensor::ExtractOp>(loc, source, at));
+          sum = sum ? b.create<arith::AddFOp>(loc, sum, term) : term;
+        }
+        return sum;
+      });
+  im.define(node, result);
+  return llvm::Error::success();
+}
+
 } // namespace
 
 void onnx_import::registerDataMovementConverters(ConverterTable &table) {
@@ -355,5 +560,6 @@ void onnx_import::registerDataMovementConverters(ConverterTable &table) {
       {"SpaceToDepth", convertSpaceToDepth},
       {"Pad", convertPad},
       {"Trilu", convertTrilu},
+      {"Resize", convertResize},
   });
 }

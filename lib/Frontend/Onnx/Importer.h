@@ -18,7 +18,7 @@
 //   Reductions.cpp   the Reduce* family, ArgMax/ArgMin, the global pools,
 //                    CumSum
 //   ShapeOps.cpp     shape and indexing ops, constants, Dropout
-//   DataMovement.cpp Tile, Pad, DepthToSpace, SpaceToDepth, Trilu
+//   DataMovement.cpp Tile, Pad, DepthToSpace, SpaceToDepth, Trilu, Resize
 //   Normalization.cpp  InstanceNormalization, GroupNormalization,
 //                    LpNormalization, LRN
 //   Evaluator.cpp    evaluation at import time of nodes on constants

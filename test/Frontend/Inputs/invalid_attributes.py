@@ -84,3 +84,14 @@ save("cumsum_axis_runtime",
       node("CumSum", ["x", "axis"], "c")], x23)
 save("prelu_slope", [const("slope", np.ones(4), np.float32),
                      node("PRelu", ["x", "slope"], "p")], x23)
+save("resize_cubic", [const("sizes", [1, 6, 4, 4]),
+                      node("Resize", ["x", "", "", "sizes"], "r",
+                           mode="cubic")], x4)
+save("resize_runtime_scales",
+     [helper.make_node("Shape", ["x"], ["s"]),
+      helper.make_node("Cast", ["s"], ["sf"], to=FLOAT),
+      helper.make_node("Div", ["sf", "sf"], ["ones"]),
+      helper.make_node("Add", ["ones", "ones"], ["twos"]),
+      helper.make_node("ReduceMax", ["x"], ["m"], keepdims=0),
+      helper.make_node("Mul", ["twos", "m"], ["scales"]),
+      node("Resize", ["x", "", "scales"], "r")], x4)

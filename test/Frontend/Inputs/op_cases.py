@@ -219,3 +219,32 @@ for p, axis in ((1, 0), (2, -1)):
 case("tile_3d_float", [node("Tile", ["g", "repeats"], ["y"])],
      [("g", g), ("repeats", np.array([2, 1, 3], np.int64))],
      [("y", np.tile(g, (2, 1, 3)))])
+
+# Resize with constant scales (the node tests pass them at run time) against
+# PyTorch's interpolate: bilinear with half_pixel and align_corners, nearest
+# with asymmetric floor.
+import torch  # noqa: E402
+
+r = f32(rng.standard_normal((1, 2, 3, 4)))
+rt = torch.from_numpy(r)
+for name, attrs, scales, sizes, want in (
+        ("linear_half_pixel_scales", {"mode": "linear"}, [1, 1, 2, 2], None,
+         torch.nn.functional.interpolate(rt, scale_factor=2, mode="bilinear",
+                                         align_corners=False)),
+        ("linear_align_corners_sizes",
+         {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
+         None, [1, 2, 5, 7],
+         torch.nn.functional.interpolate(rt, size=(5, 7), mode="bilinear",
+                                         align_corners=True)),
+        ("nearest_asymmetric_floor_scales",
+         {"mode": "nearest", "coordinate_transformation_mode": "asymmetric",
+          "nearest_mode": "floor"}, [1, 1, 2, 3], None,
+         torch.nn.functional.interpolate(rt, scale_factor=(2, 3),
+                                         mode="nearest"))):
+    extra = [node("Constant", [], ["scales"], value=numpy_helper.from_array(
+        f32(scales), "scales"))] if scales else \
+        [node("Constant", [], ["sizes"], value=numpy_helper.from_array(
+            np.array(sizes, np.int64), "sizes"))]
+    ins = ["r", "", "scales"] if scales else ["r", "", "", "sizes"]
+    case(f"resize_{name}_float", extra + [node("Resize", ins, ["y"], **attrs)],
+         [("r", r)], [("y", want.numpy())])
