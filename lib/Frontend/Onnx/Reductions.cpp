@@ -303,14 +303,19 @@ llvm::Error convertArgExtreme(Importer &im, const onnx::NodeProto &node,
              [&](OpBuilder &b, Location loc, ValueRange args) {
                Value here = b.create<arith::IndexCastOp>(
                    loc, b.getI64Type(), b.create<linalg::IndexOp>(loc, axis));
-               Value isBest =
-                   isa<FloatType>(args[0].getType())
-                       ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
-                                                 args[0], args[1])
-                             .getResult()
-                       : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                                 args[0], args[1])
-                             .getResult();
+               // A NaN is the extreme (maximumf and minimumf propagate it), and
+               // equal to nothing: match NaNs themselves, as numpy does.
+               Value isBest;
+               if (isa<FloatType>(args[0].getType()))
+                 isBest = b.create<arith::OrIOp>(
+                     loc,
+                     b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
+                                             args[0], args[1]),
+                     b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO,
+                                             args[0], args[0]));
+               else
+                 isBest = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                                  args[0], args[1]);
                Value candidate = b.create<arith::SelectOp>(
                    loc, isBest, here, b.create<arith::ConstantOp>(loc, none));
                return foldStep(b, loc, pick, args[2], candidate);

@@ -67,6 +67,13 @@ for op, fn in (("ArgMax", np.argmax), ("ArgMin", np.argmin)):
           to_float("i", "y")],
          [("x", x)], [("y", f32(last))])
 
+# A NaN is the maximum, at its first index (as in numpy).
+xn = f32(rng.standard_normal((2, 5)))
+xn[0, 1] = xn[0, 3] = np.nan
+case("argmax_nan_cast",
+     [node("ArgMax", ["x"], ["i"], axis=1, keepdims=0), to_float("i", "y")],
+     [("x", xn)], [("y", f32(np.argmax(xn, 1)))])
+
 # Mod on integers computed at run time: Python's sign (fmod=0) and C's
 # (fmod=1); a zero divisor gives 0 as in numpy.
 a = f32([-7, 7, -7, 7, 5, -4, 9, 3])
