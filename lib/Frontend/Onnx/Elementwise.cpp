@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Unary and binary arithmetic, comparisons, Where, Cast, Clip and Pow: each
-// one linalg.generic over the numpy broadcast of its inputs.
+// Unary and binary arithmetic, comparisons, logical ops, Where, Cast, Clip,
+// Pow and Mod: each one linalg.generic over the numpy broadcast of its
+// inputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +66,15 @@ Value exponentialLinear(OpBuilder &b, Location loc, Value x, float alpha,
                                         b.create<math::ExpM1Op>(loc, x));
   Value linear = b.create<arith::SelectOp>(loc, negative, curve, x);
   return b.create<arith::MulFOp>(loc, constantF32(b, loc, gamma), linear);
+}
+
+/// log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)): no overflow.
+Value softplus(OpBuilder &b, Location loc, Value x) {
+  Value positive = b.create<arith::MaximumFOp>(loc, x, constantF32(b, loc, 0));
+  Value decay = b.create<math::ExpOp>(
+      loc, b.create<arith::NegFOp>(loc, b.create<math::AbsFOp>(loc, x)));
+  return b.create<arith::AddFOp>(loc, positive,
+                                 b.create<math::Log1pOp>(loc, decay));
 }
 
 /// max(0, min(1, alpha * x + beta)).
@@ -329,6 +339,135 @@ llvm::Error convertMean(Importer &im, const onnx::NodeProto &node) {
   return im.define(node, std::move(result));
 }
 
+/// Not, And, Or, Xor on bools (bytes holding 0 or 1, so the bitwise ops
+/// are the logical ones).
+template <typename BitOp> Converter logical() {
+  return [](Importer &im, const onnx::NodeProto &node) -> llvm::Error {
+    std::vector<Value> inputs;
+    if (llvm::Error e = im.allInputs(node, inputs))
+      return e;
+    for (Value input : inputs)
+      if (!Importer::isBool(input))
+        return error(Importer::describe(node) + ": its inputs must be bool");
+    auto result = im.elementwise(
+        node, inputs, [](OpBuilder &b, Location loc, ValueRange args) {
+          // Not: x xor 1.
+          Value rhs =
+              args.size() == 2
+                  ? b.create<arith::ConstantOp>(loc, b.getI8IntegerAttr(1))
+                        .getResult()
+                  : args[1];
+          return b.create<BitOp>(loc, args[0], rhs).getResult();
+        });
+    return im.define(node, std::move(result));
+  };
+}
+
+/// Mod: the remainder with the sign of the dividend (fmod=1, C's fmod; the
+/// only mode ONNX defines on floats) or of the divisor (fmod=0, Python's %).
+llvm::Error convertMod(Importer &im, const onnx::NodeProto &node) {
+  Value a, n;
+  if (llvm::Error e = im.inputs(node, a, n))
+    return e;
+  bool truncated = Importer::getInt(node, "fmod", 0) != 0;
+  Type type = Importer::elementTypeOf(a);
+  if (Importer::isBool(a) || type != Importer::elementTypeOf(n))
+    return error(Importer::describe(node) +
+                 ": its inputs must both be float or both integer");
+  if (type.isF32() && !truncated)
+    return error(Importer::describe(node) +
+                 ": fmod=0 on floats is not defined by ONNX (set fmod=1)");
+  auto result = im.elementwise(
+      node, {a, n}, [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        if (type.isF32())
+          return b.create<arith::RemFOp>(loc, args[0], args[1]);
+        // A zero divisor gives 0, as in numpy, instead of a trap.
+        Value zero = b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(0));
+        Value one = b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(1));
+        Value byZero = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                               args[1], zero);
+        Value divisor = b.create<arith::SelectOp>(loc, byZero, one, args[1]);
+        Value rem = b.create<arith::RemSIOp>(loc, args[0], divisor);
+        if (!truncated) {
+          // Move a nonzero remainder whose sign differs from the divisor's
+          // into the divisor's sign.
+          Value nonzero =
+              b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, rem, zero);
+          Value remNegative = b.create<arith::CmpIOp>(
+              loc, arith::CmpIPredicate::slt, rem, zero);
+          Value divisorNegative = b.create<arith::CmpIOp>(
+              loc, arith::CmpIPredicate::slt, divisor, zero);
+          Value differ =
+              b.create<arith::XOrIOp>(loc, remNegative, divisorNegative);
+          Value fix = b.create<arith::AndIOp>(loc, nonzero, differ);
+          rem = b.create<arith::SelectOp>(
+              loc, fix, b.create<arith::AddIOp>(loc, rem, divisor), rem);
+        }
+        return b.create<arith::SelectOp>(loc, byZero, zero, rem);
+      });
+  return im.define(node, std::move(result));
+}
+
+/// PRelu: x where x >= 0, slope * x below; the slope broadcasts to x.
+llvm::Error convertPRelu(Importer &im, const onnx::NodeProto &node) {
+  Value x, slope;
+  if (llvm::Error e = im.inputs(node, x, slope))
+    return e;
+  if (!Importer::elementTypeOf(x).isF32() ||
+      !Importer::elementTypeOf(slope).isF32())
+    return error(Importer::describe(node) +
+                 ": integer operands are not supported");
+  // Unidirectional: the result has x's shape.
+  if (broadcastShapes({Importer::shapeOf(x), Importer::shapeOf(slope)}) !=
+      std::vector<int64_t>(Importer::shapeOf(x)))
+    return error(Importer::describe(node) + ": slope " +
+                 formatShape(Importer::shapeOf(slope)) +
+                 " does not broadcast to the input's shape " +
+                 formatShape(Importer::shapeOf(x)));
+  auto result = im.elementwise(
+      node, {x, slope}, [](OpBuilder &b, Location loc, ValueRange args) {
+        Value negative = b.create<arith::CmpFOp>(
+            loc, arith::CmpFPredicate::OLT, args[0], constantF32(b, loc, 0));
+        return b
+            .create<arith::SelectOp>(
+                loc, negative, b.create<arith::MulFOp>(loc, args[0], args[1]),
+                args[0])
+            .getResult();
+      });
+  return im.define(node, std::move(result));
+}
+
+/// Gelu (opset 20): x * Phi(x), with the exact normal CDF
+/// 0.5 * (1 + erf(x / sqrt(2))) or, with approximate="tanh",
+/// 0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))).
+llvm::Error convertGelu(Importer &im, const onnx::NodeProto &node) {
+  std::string approximate = Importer::getString(node, "approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return error(Importer::describe(node) + ": approximate '" + approximate +
+                 "' is not supported (none and tanh are)");
+  bool useTanh = approximate == "tanh";
+  return unary([useTanh](OpBuilder &b, Location loc, Value x) -> Value {
+    Value phi;
+    if (useTanh) {
+      Value cube =
+          b.create<arith::MulFOp>(loc, x, b.create<arith::MulFOp>(loc, x, x));
+      Value inner = b.create<arith::AddFOp>(
+          loc, x,
+          b.create<arith::MulFOp>(loc, constantF32(b, loc, 0.044715f), cube));
+      phi = b.create<math::TanhOp>(
+          loc, b.create<arith::MulFOp>(
+                   loc, constantF32(b, loc, 0.7978845608028654f), inner));
+    } else {
+      phi = b.create<math::ErfOp>(
+          loc, b.create<arith::MulFOp>(
+                   loc, x, constantF32(b, loc, 0.7071067811865476f)));
+    }
+    Value half = b.create<arith::MulFOp>(loc, constantF32(b, loc, 0.5f), x);
+    return b.create<arith::MulFOp>(
+        loc, half, b.create<arith::AddFOp>(loc, constantF32(b, loc, 1), phi));
+  })(im, node);
+}
+
 } // namespace
 
 void onnx_import::registerElementwiseConverters(ConverterTable &table) {
@@ -378,15 +517,7 @@ void onnx_import::registerElementwiseConverters(ConverterTable &table) {
              loc, constantF32(b, loc, 1), b.create<math::AbsFOp>(loc, x));
          return b.create<arith::DivFOp>(loc, x, denominator);
        }))},
-      // log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)): no overflow.
-      {"Softplus", unary(M([](OpBuilder &b, Location loc, Value x) {
-         Value positive =
-             b.create<arith::MaximumFOp>(loc, x, constantF32(b, loc, 0));
-         Value decay = b.create<math::ExpOp>(
-             loc, b.create<arith::NegFOp>(loc, b.create<math::AbsFOp>(loc, x)));
-         return b.create<arith::AddFOp>(loc, positive,
-                                        b.create<math::Log1pOp>(loc, decay));
-       }))},
+      {"Softplus", unary(softplus)},
       {"LeakyRelu",
        parametricUnary(
            {{"alpha", 0.01f}},
@@ -468,5 +599,17 @@ void onnx_import::registerElementwiseConverters(ConverterTable &table) {
       {"GreaterOrEqual",
        comparison(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge)},
       {"Cast", convertCast},
+      {"Not", logical<arith::XOrIOp>()},
+      {"And", logical<arith::AndIOp>()},
+      {"Or", logical<arith::OrIOp>()},
+      {"Xor", logical<arith::XOrIOp>()},
+      {"Mod", convertMod},
+      {"PRelu", convertPRelu},
+      {"Gelu", convertGelu},
+      // x * tanh(softplus(x)), softplus computed as for Softplus.
+      {"Mish", unary(M([](OpBuilder &b, Location loc, Value x) {
+         return b.create<arith::MulFOp>(
+             loc, x, b.create<math::TanhOp>(loc, softplus(b, loc, x)));
+       }))},
   });
 }

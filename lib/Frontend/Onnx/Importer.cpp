@@ -117,8 +117,13 @@ Value Importer::denseConstant(llvm::ArrayRef<int64_t> shape,
 }
 
 Value Importer::filled(llvm::ArrayRef<int64_t> shape, float value) {
-  Value empty = b.create<tensor::EmptyOp>(loc, shape, b.getF32Type());
-  return b.create<linalg::FillOp>(loc, f32Constant(value), empty).getResult(0);
+  return filled(shape, b.getF32FloatAttr(value));
+}
+
+Value Importer::filled(llvm::ArrayRef<int64_t> shape, TypedAttr value) {
+  Value empty = b.create<tensor::EmptyOp>(loc, shape, value.getType());
+  Value scalar = b.create<arith::ConstantOp>(loc, value);
+  return b.create<linalg::FillOp>(loc, scalar, empty).getResult(0);
 }
 
 Value Importer::empty(llvm::ArrayRef<int64_t> shape, Type elementType) {
@@ -262,6 +267,8 @@ const ConverterTable &onnx_import::getConverters() {
     registerNNConverters(table);
     registerReductionConverters(table);
     registerShapeConverters(table);
+    registerDataMovementConverters(table);
+    registerNormalizationConverters(table);
     return table;
   }();
   return converters;

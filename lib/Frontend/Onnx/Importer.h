@@ -11,11 +11,16 @@
 //   Tensor.cpp       tensors known at import time, broadcasting
 //   Importer.cpp     the Importer, the converter table, importModel and the
 //                    public API of tcl/Frontend/OnnxImporter.h
-//   Elementwise.cpp  unary, binary, comparison, Where, Cast, Clip, Pow
+//   Elementwise.cpp  unary, binary, comparison, logical, Where, Cast, Clip,
+//                    Pow, Mod
 //   Convolution.cpp  Conv and the pools (window ops, computed channels-last)
 //   NN.cpp           normalizations, Softmax, Gemm and MatMul
-//   Reductions.cpp   ReduceMean, GlobalAveragePool
-//   ShapeOps.cpp     shape and indexing ops, constants
+//   Reductions.cpp   the Reduce* family, ArgMax/ArgMin, the global pools,
+//                    CumSum
+//   ShapeOps.cpp     shape and indexing ops, constants, Dropout
+//   DataMovement.cpp Tile, Pad, DepthToSpace, SpaceToDepth, Trilu, Resize
+//   Normalization.cpp  InstanceNormalization, GroupNormalization,
+//                    LpNormalization, LRN
 //   Evaluator.cpp    evaluation at import time of nodes on constants
 //   Validation.cpp   checks of the graph before ONNX shape inference sees it
 //
@@ -267,6 +272,8 @@ public:
   Value denseConstant(llvm::ArrayRef<int64_t> shape,
                       llvm::ArrayRef<float> data);
   Value filled(llvm::ArrayRef<int64_t> shape, float value);
+  /// A tensor of `value`'s type filled with it.
+  Value filled(llvm::ArrayRef<int64_t> shape, TypedAttr value);
   /// An uninitialized tensor, f32 unless `elementType` is given.
   Value empty(llvm::ArrayRef<int64_t> shape, Type elementType = nullptr);
 
@@ -338,6 +345,8 @@ void registerConvolutionConverters(ConverterTable &table);
 void registerNNConverters(ConverterTable &table);
 void registerReductionConverters(ConverterTable &table);
 void registerShapeConverters(ConverterTable &table);
+void registerDataMovementConverters(ConverterTable &table);
+void registerNormalizationConverters(ConverterTable &table);
 
 //===----------------------------------------------------------------------===//
 // Import-time evaluation (Evaluator.cpp)
@@ -370,9 +379,40 @@ llvm::Error validateModel(const onnx::ModelProto &model,
 /// Cast's target element kind (Elementwise.cpp).
 llvm::Expected<ElementKind> castTarget(const onnx::NodeProto &node);
 
+/// Folds `x` over `axes` (sorted) into a tensor of the remaining dimensions
+/// (Reductions.cpp). `body` gets an element of `x`, the matching element of
+/// each of `rows` (tensors of the remaining dimensions, such as a row's
+/// maximum) and the accumulator, which starts at `init`.
+Value reduce(Importer &im, Value x, llvm::ArrayRef<Value> rows,
+             llvm::ArrayRef<int64_t> axes, TypedAttr init,
+             std::function<Value(OpBuilder &, Location, ValueRange)> body);
+
 /// Sum of `x` over `axes` (sorted), keeping them as size-1 dims if `keep`
 /// (Reductions.cpp).
 Value reduceSum(Importer &im, Value x, llvm::ArrayRef<int64_t> axes, bool keep);
+
+/// A tensor standardized over some of its dimensions: (x - mean) / sqrt(var
+/// + epsilon) is centered * inverse; mean and inverse keep the reduced
+/// dimensions as size 1.
+struct Standardized {
+  Value centered, mean, inverse;
+};
+
+/// Mean and variance of `x` over `axes` (sorted) (NN.cpp).
+llvm::Expected<Standardized> standardize(Importer &im,
+                                         const onnx::NodeProto &node, Value x,
+                                         llvm::ArrayRef<int64_t> axes,
+                                         float epsilon);
+
+/// The integer input `index` (a shape, pads), known at compile time, or an
+/// error naming the node and the input (ShapeOps.cpp).
+llvm::Expected<std::vector<int64_t>>
+constantInts(Importer &im, const onnx::NodeProto &node, int index);
+
+/// `x` padded with `low` and `high` entries of `value` in each dimension
+/// (DataMovement.cpp).
+Value padTensor(Importer &im, Value x, llvm::ArrayRef<int64_t> low,
+                llvm::ArrayRef<int64_t> high, Value value);
 
 /// Permutes a tensor with linalg.transpose (ShapeOps.cpp).
 Value transposeTensor(Importer &im, Value x, llvm::ArrayRef<int64_t> perm);

@@ -23,6 +23,56 @@ using namespace mlir;
 using namespace mlir::tcl;
 using namespace mlir::tcl::onnx_import;
 
+/// Mean and variance of `x` over `axes` (sorted): the mean, x - mean, and
+/// 1 / sqrt(variance + epsilon), the biased variance as ONNX's
+/// normalizations take it.
+llvm::Expected<Standardized>
+onnx_import::standardize(Importer &im, const onnx::NodeProto &node, Value x,
+                         llvm::ArrayRef<int64_t> axes, float epsilon) {
+  if (!Importer::elementTypeOf(x).isF32())
+    return error(Importer::describe(node) + ": needs a float input");
+  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
+  float count = 1;
+  for (int64_t axis : axes)
+    count *= xs[axis];
+  Value divisor = im.f32Constant(count);
+  auto mean = [&](Value sum) {
+    return im.elementwise(
+        node, {sum}, [&](OpBuilder &b, Location loc, ValueRange args) {
+          return b.create<arith::DivFOp>(loc, args[0], divisor).getResult();
+        });
+  };
+  auto average = mean(reduceSum(im, x, axes, /*keep=*/true));
+  if (!average)
+    return average.takeError();
+  auto centered = im.elementwise(
+      node, {x, *average}, [](OpBuilder &b, Location loc, ValueRange args) {
+        return b.create<arith::SubFOp>(loc, args[0], args[1]).getResult();
+      });
+  if (!centered)
+    return centered.takeError();
+  auto squares = im.elementwise(
+      node, {*centered}, [](OpBuilder &b, Location loc, ValueRange args) {
+        return b.create<arith::MulFOp>(loc, args[0], args[0]).getResult();
+      });
+  if (!squares)
+    return squares.takeError();
+  auto variance = mean(reduceSum(im, *squares, axes, /*keep=*/true));
+  if (!variance)
+    return variance.takeError();
+  Value eps = im.f32Constant(epsilon);
+  auto inverse = im.elementwise(
+      node, {*variance}, [&](OpBuilder &b, Location loc, ValueRange args) {
+        return b
+            .create<math::RsqrtOp>(loc,
+                                   b.create<arith::AddFOp>(loc, args[0], eps))
+            .getResult();
+      });
+  if (!inverse)
+    return inverse.takeError();
+  return Standardized{*centered, *average, *inverse};
+}
+
 namespace {
 
 llvm::Error convertBatchNorm(Importer &im, const onnx::NodeProto &node) {
@@ -286,50 +336,14 @@ llvm::Error convertLayerNorm(Importer &im, const onnx::NodeProto &node) {
       node, Importer::getInt(node, "axis", -1), rank, rank);
   if (!normalized)
     return normalized.takeError();
-  int64_t axis = *normalized;
-  float epsilon = Importer::getFloat(node, "epsilon", 1e-5f);
   SmallVector<int64_t> axes;
-  float count = 1;
-  for (int64_t d = axis; d < rank; ++d) {
+  for (int64_t d = *normalized; d < rank; ++d)
     axes.push_back(d);
-    count *= xs[d];
-  }
-  Value divisor = im.f32Constant(count);
-  auto mean = [&](Value sum) {
-    return im.elementwise(
-        node, {sum}, [&](OpBuilder &b, Location loc, ValueRange args) {
-          return b.create<arith::DivFOp>(loc, args[0], divisor).getResult();
-        });
-  };
-  auto average = mean(reduceSum(im, x, axes, /*keep=*/true));
-  if (!average)
-    return average.takeError();
-  auto centered = im.elementwise(
-      node, {x, *average}, [](OpBuilder &b, Location loc, ValueRange args) {
-        return b.create<arith::SubFOp>(loc, args[0], args[1]).getResult();
-      });
-  if (!centered)
-    return centered.takeError();
-  auto squares = im.elementwise(
-      node, {*centered}, [](OpBuilder &b, Location loc, ValueRange args) {
-        return b.create<arith::MulFOp>(loc, args[0], args[0]).getResult();
-      });
-  if (!squares)
-    return squares.takeError();
-  auto variance = mean(reduceSum(im, *squares, axes, /*keep=*/true));
-  if (!variance)
-    return variance.takeError();
-  Value eps = im.f32Constant(epsilon);
-  auto inverse = im.elementwise(
-      node, {*variance}, [&](OpBuilder &b, Location loc, ValueRange args) {
-        return b
-            .create<math::RsqrtOp>(loc,
-                                   b.create<arith::AddFOp>(loc, args[0], eps))
-            .getResult();
-      });
-  if (!inverse)
-    return inverse.takeError();
-  std::vector<Value> inputs = {*centered, *inverse, scale};
+  auto parts = standardize(im, node, x, axes,
+                           Importer::getFloat(node, "epsilon", 1e-5f));
+  if (!parts)
+    return parts.takeError();
+  std::vector<Value> inputs = {parts->centered, parts->inverse, scale};
   Value bias;
   if (llvm::Error e = im.optionalInput(node, 2, bias))
     return e;
@@ -347,9 +361,9 @@ llvm::Error convertLayerNorm(Importer &im, const onnx::NodeProto &node) {
     return y.takeError();
   im.define(node, *y);
   if (node.output_size() > 1 && !node.output(1).empty())
-    im.define(node, *average, 1);
+    im.define(node, parts->mean, 1);
   if (node.output_size() > 2 && !node.output(2).empty())
-    im.define(node, *inverse, 2);
+    im.define(node, parts->inverse, 2);
   return llvm::Error::success();
 }
 

@@ -5,10 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // Ops that move data without arithmetic (Transpose, the reshapes, Concat,
-// Gather, Slice, Expand, Identity) and ops whose results are known at import
-// time (Shape, ConstantOfShape, Range, Constant), which only define
-// constants. Shape and index inputs must be known at compile time, since
-// tcl's shapes are static.
+// Gather, Slice, Expand, Identity, inference's Dropout) and ops whose
+// results are known at import time (Shape, ConstantOfShape, Range,
+// Constant), which only define constants. Shape and index inputs must be
+// known at compile time, since tcl's shapes are static.
 //
 //===----------------------------------------------------------------------===//
 
@@ -226,6 +226,18 @@ llvm::Expected<SliceSpec> onnx_import::sliceSpec(Importer &im,
   return spec;
 }
 
+/// The integer input `index` (a shape, pads), known at compile time.
+llvm::Expected<std::vector<int64_t>>
+onnx_import::constantInts(Importer &im, const onnx::NodeProto &node,
+                          int index) {
+  const ConstantData *given = im.constant(node, index);
+  if (!given || given->isFloat())
+    return error(Importer::describe(node) + ": input " + std::to_string(index) +
+                 " must be an integer tensor known at compile time (a "
+                 "constant, or computed from shapes)");
+  return given->ints;
+}
+
 namespace {
 
 llvm::Error convertTranspose(Importer &im, const onnx::NodeProto &node) {
@@ -371,17 +383,6 @@ llvm::Error convertSlice(Importer &im, const onnx::NodeProto &node) {
       });
   im.define(node, result);
   return llvm::Error::success();
-}
-
-/// The constant 1-D integer input `index` (a shape), or an error.
-llvm::Expected<std::vector<int64_t>>
-constantInts(Importer &im, const onnx::NodeProto &node, int index) {
-  const ConstantData *given = im.constant(node, index);
-  if (!given || given->isFloat())
-    return error(Importer::describe(node) + ": input " + std::to_string(index) +
-                 " must be an integer tensor known at compile time (a "
-                 "constant, or computed from shapes)");
-  return given->ints;
 }
 
 /// Split: consecutive slices of `input` along `axis`, sized by the `split`
@@ -561,6 +562,31 @@ llvm::Error convertConstant(Importer &im, const onnx::NodeProto &node) {
   return llvm::Error::success();
 }
 
+/// Dropout at inference: the identity, with an all-true mask if asked for.
+/// Training mode (random dropout) is refused, never ignored.
+llvm::Error convertDropout(Importer &im, const onnx::NodeProto &node) {
+  Value x;
+  if (llvm::Error e = im.inputs(node, x))
+    return e;
+  bool training = im.opset < 7 && Importer::getInt(node, "is_test", 0) == 0;
+  if (im.hasInput(node, 2)) {
+    const ConstantData *mode = im.constant(node, 2);
+    if (!mode || mode->size() != 1)
+      return error(Importer::describe(node) +
+                   ": its training_mode must be a scalar known at compile "
+                   "time");
+    training = mode->asDouble(0) != 0;
+  }
+  if (training)
+    return error(Importer::describe(node) +
+                 ": training mode (random dropout) is not supported");
+  im.define(node, x);
+  if (node.output_size() > 1 && !node.output(1).empty())
+    im.define(node, im.filled(Importer::shapeOf(x), im.b.getI8IntegerAttr(1)),
+              1);
+  return llvm::Error::success();
+}
+
 } // namespace
 
 void onnx_import::registerShapeConverters(ConverterTable &table) {
@@ -574,6 +600,7 @@ void onnx_import::registerShapeConverters(ConverterTable &table) {
          return llvm::Error::success();
        }},
       {"Constant", convertConstant},
+      {"Dropout", convertDropout},
       {"Transpose", convertTranspose},
       {"Slice", convertSlice},
       {"Split", convertSplit},
