@@ -1,7 +1,7 @@
 """Writes ONNX node tests for cases that libonnx-testdata does not cover in
-types tcl compiles: integer and bool results (cast to float, since tcl's
-compiled models return f32 tensors), float versions of tests it has only in
-double or int64, and operators newer than its opset 17.
+types tcl compiles: integer and bool results inside a graph (cast to float
+before the graph's output), float versions of tests it has only in double
+or int64, and operators newer than its opset 17.
 
 Usage: op_cases.py OUT_DIR -> OUT_DIR/test_<case>/{model.onnx,
 test_data_set_0/{input,output}_N.pb}, the layout tcl-onnx-conformance reads.
