@@ -302,14 +302,57 @@ llvm::Error convertConcat(Importer &im, const onnx::NodeProto &node) {
 }
 
 /// Gather with constant indices: slices of the data along the axis.
+/// Gather with indices known only at run time (token ids into an embedding
+/// table, say), or of rank 2 and more: one generic over the output that
+/// reads each index and then the data with tensor.extract. An index out of
+/// range is clamped into it: ONNX leaves it undefined, and a read past the
+/// data must not happen.
+Value gatherAtRunTime(Importer &im, Value data, Value indices, int64_t axis) {
+  llvm::ArrayRef<int64_t> ds = Importer::shapeOf(data);
+  llvm::ArrayRef<int64_t> is = Importer::shapeOf(indices);
+  int64_t rank = ds.size(), indexRank = is.size();
+  SmallVector<int64_t> shape(ds.begin(), ds.begin() + axis);
+  llvm::append_range(shape, is);
+  shape.append(ds.begin() + axis + 1, ds.end());
+  int64_t outRank = shape.size();
+  MLIRContext *ctx = im.b.getContext();
+  SmallVector<AffineExpr> indexExprs;
+  for (int64_t d = 0; d < indexRank; ++d)
+    indexExprs.push_back(im.b.getAffineDimExpr(axis + d));
+  int64_t extent = ds[axis];
+  return im.generic(
+      {indices}, im.empty(shape, Importer::elementTypeOf(data)),
+      {AffineMap::get(outRank, 0, indexExprs, ctx),
+       AffineMap::getMultiDimIdentityMap(outRank, ctx)},
+      SmallVector<utils::IteratorType>(outRank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value index = args[0];
+        Value zero = b.create<arith::ConstantIntOp>(loc, 0, 64);
+        Value size = b.create<arith::ConstantIntOp>(loc, extent, 64);
+        Value last = b.create<arith::ConstantIntOp>(loc, extent - 1, 64);
+        Value negative = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                                 index, zero);
+        Value wrapped = b.create<arith::SelectOp>(
+            loc, negative, b.create<arith::AddIOp>(loc, index, size), index);
+        Value clamped = b.create<arith::MinSIOp>(
+            loc, b.create<arith::MaxSIOp>(loc, wrapped, zero), last);
+        SmallVector<Value> position;
+        for (int64_t d = 0; d < rank; ++d) {
+          if (d == axis)
+            position.push_back(
+                b.create<arith::IndexCastOp>(loc, b.getIndexType(), clamped));
+          else
+            position.push_back(b.create<linalg::IndexOp>(
+                loc, d < axis ? d : d + indexRank - 1));
+        }
+        return b.create<tensor::ExtractOp>(loc, data, position).getResult();
+      });
+}
+
 llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
   Value data;
   if (llvm::Error e = im.inputs(node, data))
     return e;
-  const ConstantData *indices = im.constant(node, 1);
-  if (!indices || indices->isFloat() || indices->shape.size() > 1)
-    return error(Importer::describe(node) + ": only constant scalar or 1-D "
-                                            "indices are supported");
   llvm::ArrayRef<int64_t> ds = Importer::shapeOf(data);
   int64_t rank = ds.size();
   llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
@@ -317,6 +360,21 @@ llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
   if (!normalized)
     return normalized.takeError();
   int64_t axis = *normalized;
+  const ConstantData *indices = im.constant(node, 1);
+  if (!indices || indices->shape.size() > 1) {
+    Value runtime;
+    if (llvm::Error e = im.input(node, 1, runtime))
+      return e;
+    Type indexType = Importer::elementTypeOf(runtime);
+    if (!indexType.isInteger(64) || Importer::isBool(runtime))
+      return error(Importer::describe(node) + ": indices must be integers");
+    if (ds[axis] == 0)
+      return error(Importer::describe(node) + ": gathers from an empty axis");
+    im.define(node, gatherAtRunTime(im, data, runtime, axis));
+    return llvm::Error::success();
+  }
+  if (indices->isFloat())
+    return error(Importer::describe(node) + ": indices must be integers");
   Type element = Importer::elementTypeOf(data);
   SmallVector<Value> slices;
   for (int64_t index : indices->ints) {

@@ -1,0 +1,92 @@
+"""Writes ONNX tests whose graph inputs or outputs are integers or bools, in
+the layout tcl-onnx-conformance reads: token ids into an embedding table
+(int64 and int32, with negative ids), a bool mask, an ArgMax result returned
+as int64, a uint8 image scaled to float, and a gather by a 2-D id matrix.
+
+Usage: boundary_cases.py OUT_DIR -> OUT_DIR/test_<case>/{model.onnx,
+test_data_set_0/{input,output}_N.pb}.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+out = sys.argv[1]
+rng = np.random.default_rng(20)
+
+
+def type_of(array):
+    return onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[array.dtype]
+
+
+def case(name, nodes, inputs, outputs, initializers=()):
+    """inputs, outputs: [(name, array)], each in its own element type."""
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info(n, type_of(a), a.shape)
+         for n, a in inputs],
+        [helper.make_tensor_value_info(n, type_of(a), a.shape)
+         for n, a in outputs],
+        [numpy_helper.from_array(a, n) for n, a in initializers])
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    directory = os.path.join(out, "test_" + name)
+    data = os.path.join(directory, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    onnx.save(model, os.path.join(directory, "model.onnx"))
+    for kind, values in (("input", inputs), ("output", outputs)):
+        for i, (n, a) in enumerate(values):
+            with open(os.path.join(data, f"{kind}_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(a, n).SerializeToString())
+
+
+table = rng.standard_normal((10, 4)).astype(np.float32)
+ids = np.array([[0, 3, 9], [-1, 5, 2]], np.int64)
+for dtype in (np.int64, np.int32):
+    typed = ids.astype(dtype)
+    case(f"embedding_{np.dtype(dtype).name}",
+         [helper.make_node("Gather", ["table", "ids"], ["y"], axis=0)],
+         [("ids", typed)], [("y", table[ids])], [("table", table)])
+
+# Gather along a middle axis by a run-time id vector.
+x = rng.standard_normal((2, 5, 3)).astype(np.float32)
+picks = np.array([4, 0, -2], np.int64)
+case("gather_axis1_runtime",
+     [helper.make_node("Gather", ["x", "picks"], ["y"], axis=1)],
+     [("x", x), ("picks", picks)], [("y", np.take(x, picks, axis=1))])
+
+# A bool attention-style mask selecting between scores and a fill value.
+scores = rng.standard_normal((2, 6)).astype(np.float32)
+mask = rng.integers(0, 2, (2, 6)).astype(bool)
+fill = np.array(-1e4, np.float32)
+case("mask_where",
+     [helper.make_node("Where", ["mask", "scores", "fill"], ["y"])],
+     [("mask", mask), ("scores", scores)],
+     [("y", np.where(mask, scores, fill).astype(np.float32))],
+     [("fill", fill)])
+
+# Logits to class ids, returned as int64, and whether each is class 2.
+logits = rng.standard_normal((3, 7)).astype(np.float32)
+classes = np.argmax(logits, 1).astype(np.int64)
+two = np.array(2, np.int64)
+case("argmax_int64_out",
+     [helper.make_node("ArgMax", ["logits"], ["classes"], axis=1,
+                       keepdims=0),
+      helper.make_node("Equal", ["classes", "two"], ["is_two"])],
+     [("logits", logits)],
+     [("classes", classes), ("is_two", classes == 2)], [("two", two)])
+
+# A uint8 image scaled to [0, 1], and the brightest pixel as uint8 again.
+image = rng.integers(0, 256, (1, 3, 4, 4)).astype(np.uint8)
+scale = np.array(1 / 255, np.float32)
+case("uint8_image",
+     [helper.make_node("Cast", ["image"], ["f"], to=onnx.TensorProto.FLOAT),
+      helper.make_node("Mul", ["f", "scale"], ["y"]),
+      helper.make_node("ReduceMax", ["image"], ["brightest"], keepdims=0)],
+     [("image", image)],
+     [("y", image.astype(np.float32) * scale),
+      ("brightest", np.array(image.max(), np.uint8))],
+     [("scale", scale)])
