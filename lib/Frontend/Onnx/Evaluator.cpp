@@ -102,6 +102,14 @@ gatherElements(const onnx::NodeProto &node, const ConstantData &input,
   return result;
 }
 
+/// The error of an int64 operation whose result does not fit: ONNX's
+/// reference wraps around, which for a shape computation only hides a bad
+/// model (and is undefined behaviour in C++).
+llvm::Error overflow(int64_t a, llvm::StringRef operation, int64_t b) {
+  return error("int64 arithmetic overflows: " + std::to_string(a) + " " +
+               operation + " " + std::to_string(b));
+}
+
 } // namespace
 
 const std::map<std::string, Evaluator> &onnx_import::getEvaluators() {
@@ -133,18 +141,30 @@ const std::map<std::string, Evaluator> &onnx_import::getEvaluators() {
       {"Flatten", sameData},
       {"Squeeze", sameData},
       {"Unsqueeze", sameData},
-      {"Add",
-       evaluateElementwise(
-           std::nullopt, [](Doubles v) { return v[0] + v[1]; },
-           [](Ints v) -> llvm::Expected<int64_t> { return v[0] + v[1]; })},
-      {"Sub",
-       evaluateElementwise(
-           std::nullopt, [](Doubles v) { return v[0] - v[1]; },
-           [](Ints v) -> llvm::Expected<int64_t> { return v[0] - v[1]; })},
-      {"Mul",
-       evaluateElementwise(
-           std::nullopt, [](Doubles v) { return v[0] * v[1]; },
-           [](Ints v) -> llvm::Expected<int64_t> { return v[0] * v[1]; })},
+      {"Add", evaluateElementwise(
+                  std::nullopt, [](Doubles v) { return v[0] + v[1]; },
+                  [](Ints v) -> llvm::Expected<int64_t> {
+                    int64_t sum;
+                    if (__builtin_add_overflow(v[0], v[1], &sum))
+                      return overflow(v[0], "+", v[1]);
+                    return sum;
+                  })},
+      {"Sub", evaluateElementwise(
+                  std::nullopt, [](Doubles v) { return v[0] - v[1]; },
+                  [](Ints v) -> llvm::Expected<int64_t> {
+                    int64_t difference;
+                    if (__builtin_sub_overflow(v[0], v[1], &difference))
+                      return overflow(v[0], "-", v[1]);
+                    return difference;
+                  })},
+      {"Mul", evaluateElementwise(
+                  std::nullopt, [](Doubles v) { return v[0] * v[1]; },
+                  [](Ints v) -> llvm::Expected<int64_t> {
+                    int64_t product;
+                    if (__builtin_mul_overflow(v[0], v[1], &product))
+                      return overflow(v[0], "*", v[1]);
+                    return product;
+                  })},
       {"Div",
        evaluateElementwise(
            std::nullopt, [](Doubles v) { return v[0] / v[1]; },
@@ -159,7 +179,12 @@ const std::map<std::string, Evaluator> &onnx_import::getEvaluators() {
            })},
       {"Neg", evaluateElementwise(
                   std::nullopt, [](Doubles v) { return -v[0]; },
-                  [](Ints v) -> llvm::Expected<int64_t> { return -v[0]; })},
+                  [](Ints v) -> llvm::Expected<int64_t> {
+                    int64_t negated;
+                    if (__builtin_sub_overflow(int64_t(0), v[0], &negated))
+                      return overflow(0, "-", v[0]);
+                    return negated;
+                  })},
       {"Equal", compare([](auto a, auto b) { return a == b; })},
       {"Less", compare([](auto a, auto b) { return a < b; })},
       {"Greater", compare([](auto a, auto b) { return a > b; })},

@@ -122,6 +122,16 @@ save("div_overflow",
 save("div_by_zero",
      [const("a", [5]), const("b", [0]),
       helper.make_node("Div", ["a", "b"], ["y"], name="d")], x23, ints)
+# int64 overflow in a shape computation at import time.
+for op in ("Add", "Sub", "Mul"):
+    operand = {"Add": [2**62, 2**62], "Sub": [-2**63, 1],
+               "Mul": [2**32, 2**32]}[op]
+    save(f"{op.lower()}_overflow",
+         [const("a", [operand[0]]), const("b", [operand[1]]),
+          helper.make_node(op, ["a", "b"], ["y"], name="o")], x23, ints)
+save("neg_overflow",
+     [const("a", [-2**63]), helper.make_node("Neg", ["a"], ["y"], name="o")],
+     x23, ints)
 
 # Invalid models that used to compile.
 save("concat_mismatch",
