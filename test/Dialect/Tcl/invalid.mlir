@@ -307,8 +307,30 @@ tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
 tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
     loops [8 parallel, 8 parallel, 8 reduction] {
   tcl.sched.tile [4, 4, 4]
-  // expected-error @below {{'tcl.sched.pad' op hoist 4 exceeds the 3 loops around the tile}}
+  // expected-error @below {{'tcl.sched.pad' op hoist 4 exceeds the 3 loops of the innermost tile level (a copy cannot be hoisted out of an enclosing tile level)}}
   tcl.sched.pad [0, 1] hoist 4
+}
+
+// -----
+
+// Two levels: the copy may leave the inner level's 2 loops, not the outer
+// level's k loop (MLIR's hoist_pad fails there).
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 64 reduction] {
+  tcl.sched.tile [0, 0, 16]
+  tcl.sched.tile [8, 16, 0]
+  // expected-error @below {{'tcl.sched.pad' op hoist 3 exceeds the 2 loops of the innermost tile level (a copy cannot be hoisted out of an enclosing tile level)}}
+  tcl.sched.pad [0] hoist 3
+}
+
+// -----
+
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 64 reduction] {
+  tcl.sched.tile [16, 16, 0]
+  tcl.sched.parallelize
+  // expected-error @below {{'tcl.sched.pad' op hoist 1: the innermost tile level is a parallel scf.forall, out of which a copy cannot be hoisted; tile sequentially inside it first, or pad without hoist}}
+  tcl.sched.pad [0] hoist 1
 }
 
 // -----

@@ -460,13 +460,23 @@ LogicalResult PadOp::applyToState(ScheduleState &state) {
         return emitOpError(getOutputHoistMessage(operand));
     }
   }
-  if (std::optional<uint64_t> hoist = getHoist()) {
-    size_t numLoops = 0;
-    for (const TileLevel &level : state.levels)
-      numLoops += level.parallel ? 1 : level.loopDims().size();
+  // MLIR's hoist_pad moves a copy out of the scf.for loops of the tile
+  // level it sits in, not out of an scf.forall nor into an enclosing level,
+  // where that level's slices of the tile are taken (it fails there).
+  if (std::optional<uint64_t> hoist = getHoist(); hoist && *hoist > 0) {
+    const TileLevel &innermost = state.levels.back();
+    if (innermost.parallel)
+      return emitOpError("hoist ")
+             << *hoist
+             << ": the innermost tile level is a parallel scf.forall, out of "
+                "which a copy cannot be hoisted; tile sequentially inside it "
+                "first, or pad without hoist";
+    size_t numLoops = innermost.loopDims().size();
     if (*hoist > numLoops)
-      return emitOpError("hoist ") << *hoist << " exceeds the " << numLoops
-                                   << " loops around the tile";
+      return emitOpError("hoist ")
+             << *hoist << " exceeds the " << numLoops
+             << " loops of the innermost tile level (a copy cannot be "
+                "hoisted out of an enclosing tile level)";
   }
   for (LoopDim &loop : state.dims)
     loop.evenlyTiled = true;
