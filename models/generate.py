@@ -241,8 +241,8 @@ def calibrate_batch_norm(model, shape):
     random inputs of `shape` (batch size aside). PyTorch initializes them to
     mean 0, variance 1, which makes an eval-mode BatchNorm the identity: in
     CNNs whose initialization does not keep the activations' scale
-    (EfficientNet, MNASNet, MobileNet) the outputs then vanish (1e-9 to
-    1e-14), and any result passes a check against them."""
+    (MobileNetV2 and V3, EfficientNet, MNASNet) the outputs then vanish
+    (1e-8 to 1e-14), and any result passes a check against them."""
     norms = [module for module in model.modules()
              if isinstance(module, torch.nn.modules.batchnorm._BatchNorm)]
     if not norms:
@@ -270,8 +270,7 @@ def instantiate(name):
     if callable(inputs):
         example = inputs(generator)
     else:
-        if name in ZOO:
-            calibrate_batch_norm(model, inputs)
+        calibrate_batch_norm(model, inputs)
         example = (torch.randn(*inputs, generator=generator),)
     return model, example, opset
 
