@@ -114,6 +114,21 @@ save("conv_input_2d",
 save("conv_weights_5d",
      [helper.make_node("Conv", ["x", "w"], ["y"], name="c")], x4,
      initializers=[init("w", np.ones((4, 3, 3, 3, 3)))])
+# ... where the rank is known only through the nodes before: a Reshape to
+# 2-D, a Gather that drops a dimension, a MatMul of a vector.
+save("reshape_then_conv",
+     [helper.make_node("Reshape", ["x", "s"], ["r"], name="r"),
+      helper.make_node("Conv", ["r", "w"], ["y"], name="c")], x4,
+     initializers=weights + [init("s", [3, 64], np.int64)])
+save("gather_then_pool",
+     [helper.make_node("Gather", ["x", "i"], ["g"], name="g", axis=0),
+      helper.make_node("MaxPool", ["g"], ["y"], name="p",
+                       kernel_shape=[2, 2])], x4,
+     initializers=[init("i", 0, np.int64)])
+save("matmul_then_conv",
+     [helper.make_node("MatMul", ["x", "v"], ["m"], name="m"),
+      helper.make_node("Conv", ["m", "w"], ["y"], name="c")], x4,
+     initializers=weights + [init("v", np.ones(8))])
 
 # 8. Undefined integer division at import time.
 save("div_overflow",
