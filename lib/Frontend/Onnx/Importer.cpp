@@ -145,6 +145,24 @@ Value Importer::generic(
   return op.getResult(0);
 }
 
+Value Importer::extractAt(
+    Value source, llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<Value> inputs,
+    llvm::ArrayRef<AffineMap> inputMaps,
+    std::function<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        position) {
+  SmallVector<AffineMap> maps(inputMaps.begin(), inputMaps.end());
+  maps.push_back(
+      AffineMap::getMultiDimIdentityMap(shape.size(), b.getContext()));
+  return generic(inputs, empty(shape, elementTypeOf(source)), maps,
+                 SmallVector<utils::IteratorType>(
+                     shape.size(), utils::IteratorType::parallel),
+                 [&](OpBuilder &nested, Location at, ValueRange args) {
+                   SmallVector<Value> indices = position(nested, at, args);
+                   return nested.create<tensor::ExtractOp>(at, source, indices)
+                       .getResult();
+                 });
+}
+
 llvm::Expected<Value> Importer::elementwise(
     const onnx::NodeProto &node, llvm::ArrayRef<Value> inputs,
     std::function<Value(OpBuilder &, Location, ValueRange)> body,

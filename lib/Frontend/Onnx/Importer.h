@@ -303,6 +303,18 @@ public:
                                                int64_t axis, int64_t rank,
                                                int64_t bound);
 
+  /// A tensor of `shape` whose element at each index is `source`'s element
+  /// at the position `position` computes (from linalg.index values and the
+  /// elements of `inputs`, read through `inputMaps` over the output's
+  /// dimensions): one linalg.generic with tensor.extract, for positions no
+  /// affine map expresses (negative steps, reflections, indices known only
+  /// at run time).
+  Value
+  extractAt(Value source, llvm::ArrayRef<int64_t> shape,
+            llvm::ArrayRef<Value> inputs, llvm::ArrayRef<AffineMap> inputMaps,
+            std::function<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+                position);
+
   /// A linalg.generic with explicit maps and iterators.
   Value generic(llvm::ArrayRef<Value> inputs, Value init,
                 llvm::ArrayRef<AffineMap> maps,
