@@ -3,45 +3,20 @@
 Usage: malformed_models.py OUT_DIR -> OUT_DIR/<case>.onnx
 
 Each model breaks one rule (found by fuzzing: a crash, or a silent
-miscompile). The ONNX checker refuses many of them, so it is not called:
-the models are serialized as they are.
+miscompile).
 """
-import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper
+
+from onnx_cases import INT64, const, init, save_model, value
 
 out = sys.argv[1]
-os.makedirs(out, exist_ok=True)
-
-FLOAT, INT64 = TensorProto.FLOAT, TensorProto.INT64
-
-
-def value(name, shape, dtype=FLOAT):
-    return helper.make_tensor_value_info(name, dtype, shape)
-
-
-def const(name, values, dtype=np.int64):
-    return helper.make_node(
-        "Constant", [], [name],
-        value=numpy_helper.from_array(np.array(values, dtype=dtype), name))
-
-
-def init(name, values, dtype=np.float32):
-    return numpy_helper.from_array(np.array(values, dtype=dtype), name)
 
 
 def save(case, nodes, inputs, outputs=None, initializers=(), opset=13):
-    graph = helper.make_graph(nodes, case, inputs,
-                              outputs or [value("y", None)],
-                              initializer=list(initializers))
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    with open(os.path.join(out, case + ".onnx"), "wb") as f:
-        f.write(model.SerializeToString())
+    save_model(out, case, nodes, inputs, outputs, initializers, opset)
 
 
 x23 = [value("x", [2, 3])]

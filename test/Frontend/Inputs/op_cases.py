@@ -7,38 +7,20 @@ Usage: op_cases.py OUT_DIR -> OUT_DIR/test_<case>/{model.onnx,
 test_data_set_0/{input,output}_N.pb}, the layout tcl-onnx-conformance reads.
 """
 import math
-import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
+
+from onnx_cases import FLOAT, INT64, write_node_test
 
 out = sys.argv[1]
 rng = np.random.default_rng(19)
-FLOAT, INT64 = TensorProto.FLOAT, TensorProto.INT64
 
 
 def case(name, nodes, inputs, outputs, opset=17):
     """inputs: [(name, array)]; outputs: [(name, array)] (float32)."""
-    graph = helper.make_graph(
-        nodes, name,
-        [helper.make_tensor_value_info(
-            n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], a.shape)
-         for n, a in inputs],
-        [helper.make_tensor_value_info(n, FLOAT, None) for n, _ in outputs])
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    directory = os.path.join(out, "test_" + name)
-    data = os.path.join(directory, "test_data_set_0")
-    os.makedirs(data, exist_ok=True)
-    onnx.save(model, os.path.join(directory, "model.onnx"))
-    for kind, values in (("input", inputs), ("output", outputs)):
-        for i, (n, a) in enumerate(values):
-            tensor = numpy_helper.from_array(np.asarray(a), n)
-            with open(os.path.join(data, f"{kind}_{i}.pb"), "wb") as f:
-                f.write(tensor.SerializeToString())
+    write_node_test(out, name, nodes, inputs, outputs, opset=opset)
 
 
 def node(op, ins, outs, **attrs):
