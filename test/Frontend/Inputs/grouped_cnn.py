@@ -7,6 +7,8 @@ Usage: grouped_cnn.py OUT_DIR
     stride 2), global average pooling and a linear classifier.
   OUT_DIR/multiplier: one Conv with group = C = 4 and 8 filters (a
     depthwise convolution with channel multiplier 2), stride 2, bias.
+  OUT_DIR/batchnorm: Conv (8 -> 8 channels in 2 groups, bias) ->
+    BatchNormalization -> Relu, the BatchNorm not folded by an exporter.
 Each directory has model.onnx and test_data_set_0/{input_0,output_0}.pb.
 """
 import os
@@ -104,6 +106,38 @@ def multiplier(directory):
     save_data(directory, x, y.numpy())
 
 
+def batchnorm(directory):
+    rng = np.random.default_rng(6)
+    rand = lambda *shape: rng.standard_normal(shape).astype(np.float32)
+    x, w, b = rand(1, 8, 6, 6), rand(8, 4, 3, 3), rand(8)
+    scale, shift, mean = rand(8), rand(8), rand(8)
+    var = (rng.random(8) + 0.5).astype(np.float32)
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], group=2,
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization",
+                         ["c", "scale", "shift", "mean", "var"], ["n"]),
+        helper.make_node("Relu", ["n"], ["y"]),
+    ]
+    inits = [numpy_helper.from_array(a, n) for a, n in
+             [(w, "w"), (b, "b"), (scale, "scale"), (shift, "shift"),
+              (mean, "mean"), (var, "var")]]
+    graph = helper.make_graph(
+        nodes, "batchnorm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    os.makedirs(directory, exist_ok=True)
+    onnx.save(helper.make_model(graph,
+                                opset_imports=[helper.make_opsetid("", 17)]),
+              os.path.join(directory, "model.onnx"))
+    t = torch.from_numpy
+    F = torch.nn.functional
+    c = F.conv2d(t(x), t(w), t(b), padding=1, groups=2)
+    y = F.relu(F.batch_norm(c, t(mean), t(var), t(scale), t(shift)))
+    save_data(directory, x, y.numpy())
+
+
 torch.set_num_threads(1)
 resnext(os.path.join(sys.argv[1], "resnext"))
 multiplier(os.path.join(sys.argv[1], "multiplier"))
+batchnorm(os.path.join(sys.argv[1], "batchnorm"))
