@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
+#include "tcl/Support/GroupedConv.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -156,31 +157,16 @@ struct ConvWeights {
   Value value;
   std::array<int64_t, 4> shape;
 
-  /// Output channels [begin, begin + count), permuted by `perm`.
-  Value slice(Importer &im, int64_t begin, int64_t count,
-              llvm::ArrayRef<int64_t> perm) const {
+  /// The weights viewed as `viewShape` (same elements, row-major), then
+  /// permuted by `perm`.
+  Value permuted(Importer &im, llvm::ArrayRef<int64_t> viewShape,
+                 llvm::ArrayRef<int64_t> perm) const {
     if (constant) {
-      int64_t perFilter = constant->size() / shape[0];
-      ConstantData part;
-      part.shape = {count, shape[1], shape[2], shape[3]};
-      part.floats.assign(constant->floats.begin() + begin * perFilter,
-                         constant->floats.begin() +
-                             (begin + count) * perFilter);
-      return im.materialize(permuteConstant(part, perm));
+      ConstantData view = *constant;
+      view.shape.assign(viewShape.begin(), viewShape.end());
+      return im.materialize(permuteConstant(view, perm));
     }
-    Value part = value;
-    if (count != shape[0]) {
-      auto index = [&](int64_t v) -> OpFoldResult {
-        return im.b.getIndexAttr(v);
-      };
-      part = im.b.create<tensor::ExtractSliceOp>(
-          im.loc, im.f32Tensor({count, shape[1], shape[2], shape[3]}), value,
-          SmallVector<OpFoldResult>{index(begin), index(0), index(0), index(0)},
-          SmallVector<OpFoldResult>{index(count), index(shape[1]),
-                                    index(shape[2]), index(shape[3])},
-          SmallVector<OpFoldResult>(4, index(1)));
-    }
-    return transposeTensor(im, part, perm);
+    return transposeTensor(im, im.reshape(value, viewShape), perm);
   }
 };
 
@@ -267,57 +253,45 @@ llvm::Error convertConv(Importer &im, const onnx::NodeProto &node) {
   SmallVector<NamedAttribute> attrs = {
       stridesAttr(im, g->strides, "strides"),
       stridesAttr(im, g->dilations, "dilations")};
-  auto conv = [&](Value in, Value filter, int64_t channels, bool depthwise) {
-    Value init = im.filled({n, g->outH, g->outW, channels}, 0.0f);
-    if (depthwise)
-      return im.b
-          .create<linalg::DepthwiseConv2DNhwcHwcOp>(
-              im.loc, TypeRange{init.getType()}, ValueRange{in, filter},
-              ValueRange{init}, attrs)
-          .getResult(0);
-    return im.b
-        .create<linalg::Conv2DNhwcHwcfOp>(im.loc, TypeRange{init.getType()},
-                                          ValueRange{in, filter},
-                                          ValueRange{init}, attrs)
-        .getResult(0);
-  };
   Value result;
   if (group == 1) {
     // [F, C, KH, KW] -> [KH, KW, C, F]
-    result = conv(input, weights->slice(im, 0, f, {2, 3, 1, 0}), f, false);
+    Value filter = weights->permuted(im, ws, {2, 3, 1, 0});
+    Value init = im.filled({n, g->outH, g->outW, f}, 0.0f);
+    result = im.b.create<linalg::Conv2DNhwcHwcfOp>(
+                     im.loc, TypeRange{init.getType()},
+                     ValueRange{input, filter}, ValueRange{init}, attrs)
+                 .getResult(0);
   } else if (group == c && f == c) {
     // Depthwise: [C, 1, KH, KW] -> [KH, KW, 1, C] -> [KH, KW, C]
     Value filter =
-        im.reshape(weights->slice(im, 0, f, {2, 3, 1, 0}), {ws[2], ws[3], c});
-    result = conv(input, filter, f, true);
+        im.reshape(weights->permuted(im, ws, {2, 3, 1, 0}), {ws[2], ws[3], c});
+    Value init = im.filled({n, g->outH, g->outW, f}, 0.0f);
+    result = im.b.create<linalg::DepthwiseConv2DNhwcHwcOp>(
+                     im.loc, TypeRange{init.getType()},
+                     ValueRange{input, filter}, ValueRange{init}, attrs)
+                 .getResult(0);
   } else {
-    // Grouped: one convolution per group on its slice of the channels.
+    // Grouped (or depthwise with a channel multiplier): one grouped
+    // convolution over channels viewed as [group, C/group], which tcl
+    // schedules as one task (tcl/Support/GroupedConv.h).
     int64_t groupIn = c / group, groupOut = f / group;
     llvm::ArrayRef<int64_t> is = Importer::shapeOf(input);
-    result = im.empty({n, g->outH, g->outW, f});
-    auto index = [&](int64_t v) -> OpFoldResult {
-      return im.b.getIndexAttr(v);
-    };
-    SmallVector<OpFoldResult> ones(4, index(1));
-    for (int64_t i = 0; i < group; ++i) {
-      Value slice = im.b.create<tensor::ExtractSliceOp>(
-          im.loc, im.f32Tensor({is[0], is[1], is[2], groupIn}), input,
-          SmallVector<OpFoldResult>{index(0), index(0), index(0),
-                                    index(i * groupIn)},
-          SmallVector<OpFoldResult>{index(is[0]), index(is[1]), index(is[2]),
-                                    index(groupIn)},
-          ones);
-      Value part =
-          conv(slice, weights->slice(im, i * groupOut, groupOut, {2, 3, 1, 0}),
-               groupOut, false);
-      result = im.b.create<tensor::InsertSliceOp>(
-          im.loc, part, result,
-          SmallVector<OpFoldResult>{index(0), index(0), index(0),
-                                    index(i * groupOut)},
-          SmallVector<OpFoldResult>{index(n), index(g->outH), index(g->outW),
-                                    index(groupOut)},
-          ones);
-    }
+    SmallVector<ReassociationIndices> lastSplit = {{0}, {1}, {2}, {3, 4}};
+    Value groupedInput = im.b.create<tensor::ExpandShapeOp>(
+        im.loc, im.f32Tensor({is[0], is[1], is[2], group, groupIn}), input,
+        lastSplit);
+    // [F, C/G, KH, KW] = [G, F/G, C/G, KH, KW] -> [G, KH, KW, C/G, F/G]
+    Value filter = weights->permuted(
+        im, {group, groupOut, groupIn, ws[2], ws[3]}, {0, 3, 4, 2, 1});
+    Value init = im.filled({n, g->outH, g->outW, group, groupOut}, 0.0f);
+    GroupedConvWindow window;
+    window.strides = g->strides;
+    window.dilations = g->dilations;
+    Value grouped =
+        buildGroupedConv(im.b, im.loc, groupedInput, filter, init, window);
+    result = im.b.create<tensor::CollapseShapeOp>(
+        im.loc, im.f32Tensor({n, g->outH, g->outW, f}), grouped, lastSplit);
   }
   Value bias;
   if (llvm::Error e = im.optionalInput(node, 2, bias))
