@@ -92,6 +92,18 @@ TEST_F(OnnxImporterTest, ImportsAStaticModel) {
   EXPECT_EQ(forward.getFunctionType().getNumResults(), 1u);
 }
 
+TEST_F(OnnxImporterTest, ImportsFromMemoryAsFromAFile) {
+  std::string bytes =
+      makeModel("Sigmoid", /*dynamicBatch=*/false).SerializeAsString();
+  auto module = importOnnxModel(bytes, "in memory", &context);
+  ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
+  EXPECT_TRUE((**module).lookupSymbol<func::FuncOp>(kOnnxEntryName));
+  auto garbage = importOnnxModel("\xff\xff garbage", "in memory", &context);
+  ASSERT_FALSE(bool(garbage));
+  EXPECT_EQ(llvm::toString(garbage.takeError()),
+            "'in memory' is not a valid ONNX model (protobuf parse failed)");
+}
+
 TEST_F(OnnxImporterTest, MissingFile) {
   EXPECT_NE(importError("/nonexistent/model.onnx").find("cannot open"),
             std::string::npos);
