@@ -9,8 +9,9 @@
 // than its input reads past the end of its attributes. So the model is
 // checked here first, and refused with an error that names the node and the
 // rule: every node has the inputs and outputs its operator requires, each
-// value is defined once, window attributes are in range, and the ranks of
-// window ops agree where the graph's static shapes make them known.
+// value is defined once and before it is used, window attributes are in
+// range, and the ranks of window ops agree where the graph's static shapes
+// make them known.
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,6 +128,8 @@ public:
       std::string subject = Importer::describe(node, index);
       if (llvm::Error e = checkArity(node, subject))
         return e;
+      if (llvm::Error e = checkInputsAreDefined(node, subject))
+        return e;
       if (llvm::Error e = checkOutputsAreNew(node, index, subject))
         return e;
       if (isWindowOp(node.op_type())) {
@@ -181,6 +184,18 @@ private:
         return error(subject + ": input " + std::to_string(i) + " (" +
                      formal.GetName() + ") is required but has no name");
     }
+    return llvm::Error::success();
+  }
+
+  /// Each input is defined before the node (by a graph input, an
+  /// initializer or an earlier node): shape inference dereferences the type
+  /// of a required input without checking that it has one.
+  llvm::Error checkInputsAreDefined(const onnx::NodeProto &node,
+                                    const std::string &subject) {
+    for (const std::string &name : node.input())
+      if (!name.empty() && !definedBy.count(name))
+        return error(subject + ": uses '" + name +
+                     "', which is not defined before it");
     return llvm::Error::success();
   }
 

@@ -123,6 +123,12 @@ save("div_by_zero",
      [const("a", [5]), const("b", [0]),
       helper.make_node("Div", ["a", "b"], ["y"], name="d")], x23, ints)
 
+# 9. An input that nothing defines (ONNX shape inference dereferences its
+# type).
+save("maxunpool_undefined_indices",
+     [helper.make_node("MaxUnpool", ["x", "i"], ["y"], name="u",
+                       kernel_shape=[2, 2], strides=[2, 2])], x4)
+
 # Invalid models that used to compile.
 save("concat_mismatch",
      [helper.make_node("Concat", ["x", "z"], ["y"], name="c", axis=0)],
