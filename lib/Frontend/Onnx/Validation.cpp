@@ -8,10 +8,10 @@
 // stride of 0 divides by it, a convolution whose weights have another rank
 // than its input reads past the end of its attributes. So the model is
 // checked here first, and refused with an error that names the node and the
-// rule: every node has the inputs and outputs its operator requires, each
-// value is defined once and before it is used, window attributes are in
-// range, and the ranks of window ops agree where the graph's static shapes
-// make them known.
+// rule: every node has the inputs, outputs and attributes its operator
+// requires, each value is defined once and before it is used, window
+// attributes are in range, and the ranks of window ops agree where the
+// graph's static shapes make them known.
 //
 //===----------------------------------------------------------------------===//
 
@@ -144,8 +144,8 @@ public:
   }
 
 private:
-  /// Input and output counts, and required inputs named, as the operator's
-  /// schema for the model's opset says.
+  /// Input and output counts, required inputs named and required attributes
+  /// present, as the operator's schema for the model's opset says.
   llvm::Error checkArity(const onnx::NodeProto &node,
                          const std::string &subject) {
     if (node.output_size() == 0 || node.output(0).empty())
@@ -176,6 +176,10 @@ private:
       return error(subject + ": has " +
                    range(schema->min_output(), schema->max_output(), "output") +
                    ", got " + std::to_string(node.output_size()));
+    // Shape inference reads required attributes without checking for them.
+    for (const auto &[name, formal] : schema->attributes())
+      if (formal.required && !Importer::attribute(node, name))
+        return error(subject + ": lacks its required attribute '" + name + "'");
     const auto &formals = schema->inputs();
     for (int i = 0; i < node.input_size() && !formals.empty(); ++i) {
       const auto &formal = formals[std::min<size_t>(i, formals.size() - 1)];
