@@ -138,6 +138,8 @@ public:
         if (llvm::Error e = checkWindowRanks(node, subject))
           return e;
       }
+      if (llvm::Error e = checkLayerNormAxis(node, subject))
+        return e;
       propagateRank(node);
     }
     return llvm::Error::success();
@@ -286,6 +288,24 @@ private:
                    " entries for " + std::to_string(spatial) +
                    " spatial dimensions (it needs 2 per dimension)");
     return llvm::Error::success();
+  }
+
+  /// LayerNormalization's shape inference indexes its input's dimensions by
+  /// `axis` unchecked when it infers the Mean and InvStdDev outputs.
+  llvm::Error checkLayerNormAxis(const onnx::NodeProto &node,
+                                 const std::string &subject) {
+    const std::vector<int64_t> *x = shapeOf(node, 0);
+    if (node.op_type() != "LayerNormalization" || !x)
+      return llvm::Error::success();
+    int64_t rank = x->size();
+    auto axis = Importer::normalizeAxis(
+        node, Importer::getInt(node, "axis", -1), rank, rank);
+    if (axis)
+      return llvm::Error::success();
+    // The message names the node; the validator's also say where it is.
+    std::string message = llvm::toString(axis.takeError());
+    return error(subject + llvm::StringRef(message).drop_front(
+                               Importer::describe(node).size()));
   }
 
   /// Ranks known after the node, for the checks of the nodes that follow.

@@ -139,6 +139,13 @@ save("scan_without_num_scan_inputs",
                        body=scan_body)], [value("x", [2, 3])],
      outputs=[value("y", None), value("z", None)])
 
+# 11. A LayerNormalization axis below -rank, with the Mean and InvStdDev
+# outputs (ONNX shape inference indexes by it).
+save("layernorm_axis_minus5",
+     [helper.make_node("LayerNormalization", ["x", "w"], ["y", "m", "s"],
+                       name="n", axis=-5)], [value("x", [2, 3]),
+                                             value("w", [3])], opset=17)
+
 # Invalid models that used to compile.
 save("concat_mismatch",
      [helper.make_node("Concat", ["x", "z"], ["y"], name="c", axis=0)],
