@@ -172,6 +172,19 @@ TEST_F(OnnxImporterTest, HugeOrNegativeTensorDimensionsAreRejected) {
   }
 }
 
+// Under UBSan (CI's sanitized build) this overflowed counting the elements.
+TEST_F(OnnxImporterTest,
+       EmptyTensorWithHugeDimensionsIsCountedWithoutOverflow) {
+  onnx::ModelProto model = makeModel("Relu", /*dynamicBatch=*/false);
+  onnx::TensorProto *weight = model.mutable_graph()->add_initializer();
+  weight->set_name("w");
+  weight->set_data_type(onnx::TensorProto::FLOAT);
+  weight->add_dims(int64_t(1) << 40);
+  weight->add_dims(int64_t(1) << 40);
+  weight->add_dims(0);
+  EXPECT_EQ(importError(write(model)), "");
+}
+
 TEST_F(OnnxImporterTest, NodeWithoutOutputsIsRefused) {
   onnx::ModelProto model = makeModel("Sigmoid", /*dynamicBatch=*/false);
   model.mutable_graph()->mutable_node(1)->clear_output();
