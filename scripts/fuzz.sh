@@ -21,6 +21,8 @@ cd "$(dirname "$0")/.."
 build_dir=$1
 mode=$2
 work=$build_dir/fuzzing
+# UBSan's reports say where, as ASan's do.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 mkdir -p "$work"
 
 # The runs each target does in CI, seeds included: about 30 s in all on two
