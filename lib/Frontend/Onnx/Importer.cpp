@@ -20,9 +20,11 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "onnx/shape_inference/implementation.h"
 
+#include <climits>
 #include <fstream>
 
 using namespace mlir;
@@ -602,11 +604,21 @@ Importer::importModel(onnx::ModelProto &model,
 llvm::Expected<OwningOpRef<ModuleOp>>
 mlir::tcl::importOnnxFile(llvm::StringRef path, MLIRContext *context,
                           const OnnxImportOptions &options) {
-  std::ifstream stream(path.str(), std::ios::binary);
-  if (!stream)
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
     return error("cannot open '" + path + "'");
+  return importOnnxModel((*buffer)->getBuffer(), path, context, options);
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+mlir::tcl::importOnnxModel(llvm::StringRef bytes, llvm::StringRef path,
+                           MLIRContext *context,
+                           const OnnxImportOptions &options) {
   onnx::ModelProto model;
-  if (!model.ParseFromIstream(&stream))
+  // (protobuf refuses messages of 2 GiB and more anyway.)
+  if (bytes.size() > size_t(INT_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return error("'" + path +
                  "' is not a valid ONNX model (protobuf parse "
                  "failed)");

@@ -95,10 +95,10 @@ struct ConstantData {
   std::vector<int64_t> ints; // Int, and Bool as 0 or 1
 
   bool isFloat() const { return kind == ElementKind::Float; }
-  int64_t size() const {
-    return std::accumulate(shape.begin(), shape.end(), int64_t(1),
-                           std::multiplies<int64_t>());
-  }
+  /// The element count of a checked shape (checkShape). Counted by
+  /// elementCount, as a plain product of the dimensions overflows for an
+  /// empty tensor whose other dimensions are huge.
+  int64_t size() const { return elementCount(shape).value_or(0); }
   /// A zero-filled tensor.
   static ConstantData zeros(ElementKind kind, std::vector<int64_t> shape) {
     ConstantData data;

@@ -8,10 +8,11 @@
 // stride of 0 divides by it, a convolution whose weights have another rank
 // than its input reads past the end of its attributes. So the model is
 // checked here first, and refused with an error that names the node and the
-// rule: every node has the inputs and outputs its operator requires, each
-// value is defined once, window attributes are in range, and the ranks of
-// window ops agree where the graph's static shapes, and the ranks tcl
-// propagates from them through the operators it knows, make them known.
+// rule: every node has the inputs, outputs and attributes its operator
+// requires, each value is defined once and before it is used, window
+// attributes are in range, and the ranks of window ops agree where the
+// graph's static shapes, and the ranks tcl propagates from them through the
+// operators it knows, make them known.
 //
 //===----------------------------------------------------------------------===//
 
@@ -136,6 +137,8 @@ public:
       std::string subject = Importer::describe(node, index);
       if (llvm::Error e = checkArity(node, subject))
         return e;
+      if (llvm::Error e = checkInputsAreDefined(node, subject))
+        return e;
       if (llvm::Error e = checkOutputsAreNew(node, index, subject))
         return e;
       if (isWindowOp(node.op_type())) {
@@ -144,14 +147,16 @@ public:
         if (llvm::Error e = checkWindowRanks(node, subject))
           return e;
       }
+      if (llvm::Error e = checkLayerNormAxis(node, subject))
+        return e;
       propagateRank(node);
     }
     return llvm::Error::success();
   }
 
 private:
-  /// Input and output counts, and required inputs named, as the operator's
-  /// schema for the model's opset says.
+  /// Input and output counts, required inputs named and required attributes
+  /// present, as the operator's schema for the model's opset says.
   llvm::Error checkArity(const onnx::NodeProto &node,
                          const std::string &subject) {
     if (node.output_size() == 0 || node.output(0).empty())
@@ -182,6 +187,10 @@ private:
       return error(subject + ": has " +
                    range(schema->min_output(), schema->max_output(), "output") +
                    ", got " + std::to_string(node.output_size()));
+    // Shape inference reads required attributes without checking for them.
+    for (const auto &[name, formal] : schema->attributes())
+      if (formal.required && !Importer::attribute(node, name))
+        return error(subject + ": lacks its required attribute '" + name + "'");
     const auto &formals = schema->inputs();
     for (int i = 0; i < node.input_size() && !formals.empty(); ++i) {
       const auto &formal = formals[std::min<size_t>(i, formals.size() - 1)];
@@ -190,6 +199,18 @@ private:
         return error(subject + ": input " + std::to_string(i) + " (" +
                      formal.GetName() + ") is required but has no name");
     }
+    return llvm::Error::success();
+  }
+
+  /// Each input is defined before the node (by a graph input, an
+  /// initializer or an earlier node): shape inference dereferences the type
+  /// of a required input without checking that it has one.
+  llvm::Error checkInputsAreDefined(const onnx::NodeProto &node,
+                                    const std::string &subject) {
+    for (const std::string &name : node.input())
+      if (!name.empty() && !definedBy.count(name))
+        return error(subject + ": uses '" + name +
+                     "', which is not defined before it");
     return llvm::Error::success();
   }
 
@@ -391,6 +412,24 @@ private:
       return *x - *count;
     }
     return std::nullopt;
+  }
+
+  /// LayerNormalization's shape inference indexes its input's dimensions by
+  /// `axis` unchecked when it infers the Mean and InvStdDev outputs.
+  llvm::Error checkLayerNormAxis(const onnx::NodeProto &node,
+                                 const std::string &subject) {
+    const std::vector<int64_t> *x = shapeOf(node, 0);
+    if (node.op_type() != "LayerNormalization" || !x)
+      return llvm::Error::success();
+    int64_t rank = x->size();
+    auto axis = Importer::normalizeAxis(
+        node, Importer::getInt(node, "axis", -1), rank, rank);
+    if (axis)
+      return llvm::Error::success();
+    // The message names the node; the validator's also say where it is.
+    std::string message = llvm::toString(axis.takeError());
+    return error(subject + llvm::StringRef(message).drop_front(
+                               Importer::describe(node).size()));
   }
 
   /// Ranks known after the node, for the checks of the nodes that follow.

@@ -123,6 +123,29 @@ save("neg_overflow",
      [const("a", [-2**63]), helper.make_node("Neg", ["a"], ["y"], name="o")],
      x23, ints)
 
+# 9. An input that nothing defines (ONNX shape inference dereferences its
+# type).
+save("maxunpool_undefined_indices",
+     [helper.make_node("MaxUnpool", ["x", "i"], ["y"], name="u",
+                       kernel_shape=[2, 2], strides=[2, 2])], x4)
+
+# 10. A required attribute left out (ONNX shape inference reads it).
+scan_body = helper.make_graph(
+    [helper.make_node("Add", ["s", "n"], ["s2"]),
+     helper.make_node("Identity", ["s2"], ["o"])], "body",
+    [value("s", [3]), value("n", [3])], [value("s2", [3]), value("o", [3])])
+save("scan_without_num_scan_inputs",
+     [helper.make_node("Scan", ["x", "x"], ["y", "z"], name="scan",
+                       body=scan_body)], [value("x", [2, 3])],
+     outputs=[value("y", None), value("z", None)])
+
+# 11. A LayerNormalization axis below -rank, with the Mean and InvStdDev
+# outputs (ONNX shape inference indexes by it).
+save("layernorm_axis_minus5",
+     [helper.make_node("LayerNormalization", ["x", "w"], ["y", "m", "s"],
+                       name="n", axis=-5)], [value("x", [2, 3]),
+                                             value("w", [3])], opset=17)
+
 # Invalid models that used to compile.
 save("concat_mismatch",
      [helper.make_node("Concat", ["x", "z"], ["y"], name="c", axis=0)],
