@@ -25,18 +25,15 @@ REPEATS = 20
 
 
 def torch_latency(name, threads):
-    make, shape = generate.MODELS[name]
-    torch.manual_seed(0)
-    model = make().eval()
-    example = torch.randn(*shape, generator=torch.Generator().manual_seed(1))
+    model, example, _ = generate.instantiate(name)
     torch.set_num_threads(threads)
     with torch.no_grad():
         for _ in range(3):
-            model(example)
+            model(*example)
         times = []
         for _ in range(REPEATS):
             start = time.perf_counter()
-            model(example)
+            model(*example)
             times.append(time.perf_counter() - start)
     return statistics.median(times) * 1e3
 
