@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // For each workload (matmuls incl. BERT-base shapes, ResNet-18 convolutions,
-// MobileNetV2 depthwise convolutions), in one process with one thread count:
+// MobileNetV2 depthwise convolutions, grouped convolutions with groups of 8
+// channels), in one process with one thread count:
 // tcl with its default schedule, tcl with a hand schedule, and oneDNN; the
 // machine's measured FMA peak; GFLOP/s of the median run, % of peak and the
 // ratio to oneDNN. Outputs of tcl and oneDNN are compared as well.
@@ -259,10 +260,107 @@ Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
   return w;
 }
 
+/// Grouped NHWC convolution (groups of c / groups channels), batch 1, as
+/// tcl's grouped form (tcl/Support/GroupedConv.h): the input viewed as
+/// [1, H, W, G, C/G], weights [G, KH, KW, C/G, F/G], output [1, OH, OW, G,
+/// F/G], the same memory as NHWC input and output.
+Workload groupedConv(std::string label, int64_t inHW, int64_t c, int64_t f,
+                     int64_t groups, int64_t kernel, int64_t stride,
+                     int64_t pad, unsigned threads) {
+  int64_t outHW = (inHW + 2 * pad - kernel) / stride + 1;
+  int64_t paddedHW = (outHW - 1) * stride + kernel;
+  int64_t cg = c / groups, fg = f / groups;
+  Workload w;
+  w.name = label;
+  w.inputPad = pad;
+  std::string in = shape({1, paddedHW, paddedHW, groups, cg});
+  std::string wt = shape({groups, kernel, kernel, cg, fg});
+  std::string out = shape({1, outHW, outHW, groups, fg});
+  std::string s = std::to_string(stride);
+  std::string dims = "(n, oh, ow, g, f, kh, kw, c)";
+  w.source =
+      "func.func @f(%in: " + in + ", %w: " + wt + ") -> " + out +
+      " {\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " + out +
+      "\n  %o = linalg.fill ins(%zero : f32) outs(%e : " + out + ") -> " + out +
+      "\n  %0 = linalg.generic {indexing_maps = [affine_map<" + dims +
+      " -> (n, oh * " + s + " + kh, ow * " + s + " + kw, g, c)>, affine_map<" +
+      dims + " -> (g, kh, kw, c, f)>, affine_map<" + dims +
+      " -> (n, oh, ow, g, f)>], iterator_types = [\"parallel\", "
+      "\"parallel\", \"parallel\", \"parallel\", \"parallel\", "
+      "\"reduction\", \"reduction\", \"reduction\"]} ins(%in, %w : " +
+      in + ", " + wt + ") outs(%o : " + out +
+      ") attrs = {tcl.task = \"t\"} {\n  ^bb0(%a: f32, %b: f32, %acc: "
+      "f32):\n    %p = arith.mulf %a, %b : f32\n    %r = arith.addf %acc, "
+      "%p : f32\n    linalg.yield %r : f32\n  } -> " +
+      out + "\n  return %0 : " + out + "\n}\n";
+  // Hand schedule: 8 (or 7) output columns, all of a group's output
+  // channels (up to 32), one input channel per step (more per step measured
+  // slower: 2 halved the speed of the first workload).
+  int64_t cols = outHW % 8 == 0 ? 8 : (outHW % 7 == 0 ? 7 : 1);
+  std::vector<std::string> p;
+  if (threads > 1) {
+    p.push_back("tile [0, " + std::to_string(ceilDiv(outHW, threads)) +
+                ", 0, 0, 0, 0, 0, 0]");
+    p.push_back("parallelize");
+  }
+  p.push_back("tile [0, 1, " + std::to_string(cols) + ", 1, " +
+              std::to_string(largestDivisor(fg, 32)) + ", 1, 1, 1]");
+  p.push_back("decompose");
+  p.push_back("vectorize");
+  p.push_back("hoist_accumulators");
+  w.handSchedule = schedule("linalg.generic.conv_2d_nhwgc_ghwcf",
+                            {1, outHW, outHW, groups, fg, kernel, kernel, cg},
+                            "ppppprrr", p);
+  w.oneDNN = [=](const std::vector<Buffer> &inputs, std::vector<float> &result,
+                 std::function<void(std::function<void()>)> time) {
+    using namespace dnnl;
+    engine eng(engine::kind::cpu, 0);
+    stream strm(eng);
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    memory::desc srcMd({1, c, inHW, inHW}, dt::f32, tag::nhwc);
+    memory::desc dstMd({1, f, outHW, outHW}, dt::f32, tag::nhwc);
+    memory::dims wDims = {groups, fg, cg, kernel, kernel};
+    memory::desc wAny(wDims, dt::f32, tag::any);
+    convolution_forward::desc desc(
+        prop_kind::forward_inference, algorithm::convolution_direct, srcMd,
+        wAny, dstMd, {stride, stride}, {pad, pad}, {pad, pad});
+    convolution_forward::primitive_desc pd(desc, eng);
+    std::vector<float> src(inHW * inHW * c, 0.0f);
+    for (int64_t y = 0; y < inHW; ++y)
+      for (int64_t x = 0; x < inHW; ++x)
+        for (int64_t ch = 0; ch < c; ++ch) {
+          int64_t py = y + pad, px = x + pad;
+          if (py < paddedHW && px < paddedHW)
+            src[(y * inHW + x) * c + ch] =
+                inputs[0].data[(py * paddedHW + px) * c + ch];
+        }
+    // tcl's [G, KH, KW, C/G, F/G] is oneDNN's ghwio.
+    memory::desc wUser(wDims, dt::f32, tag::ghwio);
+    memory wUserMem(wUser, eng, const_cast<float *>(inputs[1].data.data()));
+    memory wMem(pd.weights_desc(), eng);
+    reorder(wUserMem, wMem).execute(strm, wUserMem, wMem);
+    memory srcMem(srcMd, eng, src.data());
+    result.assign(outHW * outHW * f, 0.0f);
+    memory dstMem(dstMd, eng, result.data());
+    convolution_forward prim(pd);
+    time([&] {
+      prim.execute(strm, {{DNNL_ARG_SRC, srcMem},
+                          {DNNL_ARG_WEIGHTS, wMem},
+                          {DNNL_ARG_DST, dstMem}});
+      strm.wait();
+    });
+  };
+  return w;
+}
+
 /// The padded input of tcl equals oneDNN's input with zero padding only if
 /// its border is zero: zero it.
 void zeroBorder(Buffer &input, int64_t pad) {
-  int64_t hw = input.shape[1], c = input.shape[3];
+  // Channels: the dimensions after H and W ([C] or grouped [G, C/G]).
+  int64_t hw = input.shape[1], c = 1;
+  for (size_t dim = 3; dim < input.shape.size(); ++dim)
+    c *= input.shape[dim];
   for (int64_t y = 0; y < hw; ++y)
     for (int64_t x = 0; x < hw; ++x)
       if (y < pad || x < pad || y >= hw - pad || x >= hw - pad)
@@ -371,6 +469,14 @@ int main(int argc, char **argv) {
       conv("mbv2 dw 3x3 144 @56", 56, 144, 144, 3, 1, 1, true, threads));
   workloads.push_back(
       conv("mbv2 dw 3x3 384 @14", 14, 384, 384, 3, 1, 1, true, threads));
+
+  // Grouped convolutions with groups of 8 channels (ResNeXt/RegNet-style).
+  workloads.push_back(
+      groupedConv("grouped 3x3 g8x8 64 @56", 56, 64, 64, 8, 3, 1, 1, threads));
+  workloads.push_back(groupedConv("grouped 3x3/2 g16x8 128 @56", 56, 128, 128,
+                                  16, 3, 2, 1, threads));
+  workloads.push_back(groupedConv("grouped 3x3 g32x8 256 @14", 14, 256, 256, 32,
+                                  3, 1, 1, threads));
 
   // The kernels are compiled for the most capable platform this host runs;
   // the peak is that ISA's widest FMA (probeHardware).

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds tcl (Release; with TCL_SANITIZE=1 an ASan+UBSan build
-# in build-asan/). Prints the build directory on the last line.
+# in build-asan/, which also holds the fuzz targets). Builds everything, or
+# only the targets named as arguments. Prints the build directory on the
+# last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,5 +17,9 @@ fi
 if [ ! -f "$build_dir/build.ninja" ]; then
   cmake -G Ninja -S . -B "$build_dir" "${extra[@]}" >/dev/null
 fi
-cmake --build "$build_dir" -j "$(nproc)" -- --quiet >&2
+targets=()
+for target in "$@"; do
+  targets+=(--target "$target")
+done
+cmake --build "$build_dir" "${targets[@]}" -j "$(nproc)" -- --quiet >&2
 echo "$build_dir"

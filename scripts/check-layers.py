@@ -26,8 +26,11 @@ import sys
 # and must not use each other.
 RANK = {"Support": 0, "Dialect": 1, "Frontend": 1, "Target": 1,
         "Transforms": 2, "Registration": 3, "Runtime": 4, "Tuning": 5,
-        "Driver": 6, "tools": 7, "bench": 7, "unittests": 8}
+        "Driver": 6, "tools": 7, "bench": 7, "fuzz": 7, "unittests": 8}
 GROUND_FLOOR = {"Dialect", "Frontend", "Target"}
+# The top-level directories of programs built on the libraries (drivers,
+# benchmarks, the libFuzzer targets, tests): layers of their own, above all.
+DRIVERS = ("tools", "bench", "fuzz", "unittests")
 
 # Longest source file in lib/<layer>, in lines.
 MAX_LINES = {"Tuning": 600, "Frontend": 800}
@@ -40,7 +43,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 def layer_of(path):
     """The layer of a project path (include/tcl/X/..., lib/X/..., tools/...)."""
     parts = path.split("/")
-    if parts[0] in ("tools", "bench", "unittests"):
+    if parts[0] in DRIVERS:
         return parts[0]
     if parts[0] == "include" and len(parts) > 2 and parts[1] == "tcl":
         return parts[2]
@@ -123,8 +126,7 @@ def against_layers(src, dst):
 
 def check_includes(root, problems):
     module_edges = {}
-    for path in source_files(root, ("include", "lib", "tools", "bench",
-                                    "unittests")):
+    for path in source_files(root, ("include", "lib") + DRIVERS):
         src_layer = layer_of(path)
         with open(os.path.join(root, path), errors="replace") as f:
             for number, line in enumerate(f, 1):
@@ -138,7 +140,7 @@ def check_includes(root, problems):
                 if against_layers(src_layer, dst_layer):
                     problems.append(f"{path}:{number}: {src_layer} includes "
                                     f"{match.group(1)} ({dst_layer})")
-                if src_layer in ("tools", "bench", "unittests"):
+                if src_layer in DRIVERS:
                     continue
                 src, dst = module_of(path), module_of(included)
                 if src != dst:
@@ -221,8 +223,7 @@ def check_guards(root, problems):
 
 
 def check_banners(root, problems):
-    for path in source_files(root, ("include", "lib", "tools", "bench",
-                                    "unittests")):
+    for path in source_files(root, ("include", "lib") + DRIVERS):
         if not path.endswith((".h", ".cpp")):
             continue
         with open(os.path.join(root, path), errors="replace") as f:

@@ -6,7 +6,8 @@
 # a Conv1d sequence model; compiles each with tcl-compile to a shared library
 # and runs it on the exported input, checking the output against PyTorch's.
 # Models are cached in <build>/models.
-# Usage: bash scripts/e2e-models.sh [build dir] [model ...]
+# Usage: bash scripts/e2e-models.sh [build dir] [model ...]  (any model of
+# models/generate.py, e.g. regnet_y_400mf: grouped convolutions)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build}

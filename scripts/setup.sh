@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(
   # Toolchain and build system.
   cmake ninja-build clang-19 lld-19 python3
-  # Sanitizer runtimes for the ASan+UBSan build (TCL_SANITIZE=1).
+  # Sanitizer runtimes and libFuzzer: the ASan+UBSan build (build-asan/)
+  # with its fuzz targets.
   libclang-rt-19-dev
   # LLVM/MLIR 19 (headers, static libraries, FileCheck/not, lit sources).
   llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools

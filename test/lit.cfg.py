@@ -19,6 +19,11 @@ llvm_config.use_default_substitutions()
 tools = ["tcl-opt", "tcl-compile", "tcl-run", "tcl-tuning-db", "tcl-cost-model",
          "tcl-onnx-conformance"]
 llvm_config.add_tool_substitutions(tools, [config.tcl_tools_dir])
+# Each tool the build has is a feature, so that a build of some tools only
+# (the sanitized one CI runs, scripts/test.sh) skips the tests of the others.
+for tool in tools:
+    if os.path.exists(os.path.join(config.tcl_tools_dir, tool)):
+        config.available_features.add(tool)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # ONNX backend node tests (Debian's libonnx-testdata).

@@ -9,6 +9,7 @@
 #include "tcl/Target/Platform.h"
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/Pipelines.h"
+#include "tcl/Transforms/TransformOps.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -146,6 +147,7 @@ void mlir::tcl::registerTclDialects(DialectRegistry &registry) {
   tensor::registerTransformDialectExtension(registry);
   transform::registerLoopExtension(registry);
   vector::registerTransformDialectExtension(registry);
+  tcl::registerTransformDialectExtension(registry);
 }
 
 void mlir::tcl::registerAllTclPasses() {

@@ -15,6 +15,7 @@
 #include "tcl/Transforms/ApplySchedule.h"
 #include "tcl/Target/Platform.h"
 #include "tcl/Transforms/Passes.h"
+#include "tcl/Transforms/TransformOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
@@ -82,10 +83,9 @@ mlir::tcl::findTaskInstances(ScheduleOp schedule, Operation *root) {
       diag.attachNote(op->getLoc()) << "task instance here";
       failedCheck = true;
     };
-    if (op->getName().getStringRef() != schedule.getAnchor())
+    if (getAnchorName(op) != schedule.getAnchor())
       return fail("expects anchor " + schedule.getAnchor() + " but task '" +
-                  schedule.getTask() + "' is anchored on " +
-                  op->getName().getStringRef());
+                  schedule.getTask() + "' is anchored on " + getAnchorName(op));
     auto linalgOp = cast<linalg::LinalgOp>(op);
     SmallVector<int64_t> extents = linalgOp.getStaticLoopRanges();
     std::string kinds = formatKinds(linalgOp.getIteratorTypesArray());
@@ -400,8 +400,14 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)
             .Case([&](TileOp tile) { return emitTile(tile, levelIndex++); })
             .Case([&](DecomposeOp) {
-              anchor = b.create<transform::DecomposeOp>(loc, anyOp, anchor)
-                           .getTransformed();
+              // Upstream decomposes the named 2-D ops; tcl's own op does a
+              // grouped convolution (a linalg.generic) within one group.
+              if (before.anchor->groupDim)
+                anchor = b.create<DecomposeGroupedConvOp>(loc, anyOp, anchor)
+                             .getTransformed();
+              else
+                anchor = b.create<transform::DecomposeOp>(loc, anyOp, anchor)
+                             .getTransformed();
               return success();
             })
             .Case([&](SplitReductionOp split) {

@@ -184,15 +184,15 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   unsigned rowDim = info.heightDims->output;
   unsigned kernelRowDim = info.heightDims->window;
   unsigned columnDim = info.widthDims->output;
-  // The vectorized channel dim: F for convolutions (NHWC: 3, NCHW: 1), C for
-  // depthwise/pooling (NHWC: 3, NCHW: 1).
-  bool channelsLast = columnDim == 2;
-  unsigned channelDim = channelsLast ? 3 : 1;
+  unsigned channelDim = *info.channelDim;
 
   if (threads > 1 || hasEpilogue) {
     SmallVector<int64_t> outer(numDims, 0);
     if (threads > 1 && w.extent(rowDim) >= threads)
       outer[rowDim] = chunk(w.extent(rowDim), threads, 1);
+    else if (threads > 1 && info.groupDim &&
+             w.extent(*info.groupDim) >= threads)
+      outer[*info.groupDim] = chunk(w.extent(*info.groupDim), threads, 1);
     else if (threads > 1)
       outer[channelDim] = chunk(w.extent(channelDim), threads, lanes);
     else
@@ -204,18 +204,27 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
         w.fuseEpilogue();
     }
   }
+  // Accumulators are hoisted out of the innermost reduction loop, if the
+  // inner tile has one: reductions come last, so it is innermost.
+  bool reduces = false;
+  for (unsigned dim = 0; dim < numDims; ++dim)
+    reduces |= info.loopKinds[dim] == 'r' && w.extent(dim) > 1;
   SmallVector<int64_t> inner(numDims, 0);
   inner[0] = 1; // batch
   inner[rowDim] = 1;
   inner[kernelRowDim] = 1;
-  inner[columnDim] = pickTile(w.extent(columnDim), kConvOutputColumns);
   inner[channelDim] = pickTile(w.extent(channelDim), 2 * lanes, lanes);
-  // Convolutions also step through input channels (the last reduction dim
-  // for NHWC, dim 4 for NCHW) and kernel columns one at a time.
-  bool isConv = info.anchorClass == AnchorClass::Conv2D;
-  if (isConv) {
-    unsigned inputChannelDim = channelsLast ? 6 : 4;
-    inner[inputChannelDim] = 1;
+  // A channel tile narrower than a vector (small groups) needs more output
+  // columns to keep enough accumulators in flight.
+  int64_t columns =
+      inner[channelDim] < lanes ? 2 * kConvOutputColumns : kConvOutputColumns;
+  inner[columnDim] = pickTile(w.extent(columnDim), columns);
+  // Convolutions also step through input channels and kernel columns one at
+  // a time, and grouped ones through one group.
+  if (info.groupDim)
+    inner[*info.groupDim] = 1;
+  if (info.inputChannelDim) {
+    inner[*info.inputChannelDim] = 1;
     inner[info.widthDims->window] = 1;
   }
   // All tiles must be full for the decomposed op to vectorize.
@@ -225,7 +234,7 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   w.tile(inner);
   w.decompose();
   w.vectorize();
-  if (isConv)
+  if (info.inputChannelDim && reduces)
     w.hoistAccumulators();
 }
 
@@ -271,25 +280,24 @@ bool mlir::tcl::isVectorizableGeneric(linalg::LinalgOp op) {
   });
 }
 
-ScheduleOp
-mlir::tcl::buildDefaultSchedule(OpBuilder &builder, linalg::LinalgOp anchor,
-                                StringRef task, const Platform &platform,
-                                bool hasEpilogue) {
+ScheduleOp mlir::tcl::buildDefaultSchedule(OpBuilder &builder,
+                                           linalg::LinalgOp anchor,
+                                           StringRef task,
+                                           const Platform &platform,
+                                           bool hasEpilogue) {
   assert(anchor.getNumLoops() > 0 &&
          "a rank-0 op has no loop to schedule (see isTaskAnchor)");
   std::string kinds;
   for (utils::IteratorType kind : anchor.getIteratorTypesArray())
     kinds.push_back(kind == utils::IteratorType::reduction ? 'r' : 'p');
-  StringRef opName = anchor->getName().getStringRef();
-  auto schedule =
-      builder.create<ScheduleOp>(anchor->getLoc(), task, opName,
-                                 platform.getTargetName(),
-                                 anchor.getStaticLoopRanges(), kinds);
+  StringRef opName = getAnchorName(anchor);
+  auto schedule = builder.create<ScheduleOp>(
+      anchor->getLoc(), task, opName, platform.getTargetName(),
+      anchor.getStaticLoopRanges(), kinds);
   const AnchorInfo *info = lookupAnchor(opName);
   if (!info)
     return schedule;
-  int64_t lanes =
-      std::max<int64_t>(1, platform.getTarget().vectorBits / 32);
+  int64_t lanes = std::max<int64_t>(1, platform.getTarget().vectorBits / 32);
   unsigned threads = platform.getThreads();
   {
     OpBuilder::InsertionGuard guard(builder);

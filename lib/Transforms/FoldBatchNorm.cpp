@@ -12,10 +12,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tcl/Support/GroupedConv.h"
 #include "tcl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -141,7 +143,8 @@ Value channelwise(PatternRewriter &rewriter, Location loc, Value x,
 }
 
 /// conv(in, w) * s[f] -> conv(in, w * s) for constant weights whose last
-/// dimension is the output channel (HWCF, or HWC for depthwise).
+/// dimension is the output channel (HWCF, HWC for depthwise, [G, KH, KW,
+/// C/G, F/G] for grouped convolutions).
 struct ScaleIntoConvolution : public OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
@@ -150,8 +153,14 @@ struct ScaleIntoConvolution : public OpRewritePattern<linalg::GenericOp> {
     if (!scale || !scale->x.hasOneUse())
       return failure();
     Operation *conv = scale->x.getDefiningOp();
-    if (!isa_and_nonnull<linalg::Conv2DNhwcHwcfOp,
-                         linalg::DepthwiseConv2DNhwcHwcOp>(conv))
+    // A grouped convolution's [N, OH, OW, G, F/G] result is read collapsed
+    // to [N, OH, OW, F].
+    if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(conv);
+        collapse && collapse.getSrc().hasOneUse())
+      conv = collapse.getSrc().getDefiningOp();
+    bool grouped = tcl::matchGroupedConv(conv).has_value();
+    if (!grouped && !isa_and_nonnull<linalg::Conv2DNhwcHwcfOp,
+                                     linalg::DepthwiseConv2DNhwcHwcOp>(conv))
       return failure();
     auto linalgOp = cast<linalg::LinalgOp>(conv);
     auto resultType = cast<RankedTensorType>(scale->x.getType());
@@ -167,15 +176,22 @@ struct ScaleIntoConvolution : public OpRewritePattern<linalg::GenericOp> {
     if (!matchPattern(linalgOp.getDpsInputOperand(1)->get(),
                       m_Constant(&weights)))
       return failure();
+    // The output channel of weight element i: i % F for HWCF and HWC;
+    // g * F/G + i % F/G for a grouped convolution's [G, KH, KW, C/G, F/G].
     auto weightType = cast<RankedTensorType>(weights.getType());
-    int64_t channels = weightType.getShape().back();
-    if (channels != static_cast<int64_t>(scale->constants.size()))
+    int64_t perGroup = weightType.getShape().back();
+    int64_t groups = grouped ? weightType.getShape().front() : 1;
+    if (groups * perGroup != static_cast<int64_t>(scale->constants.size()))
       return failure();
+    int64_t groupSize = weightType.getNumElements() / groups;
     std::vector<float> scaled;
     scaled.reserve(weightType.getNumElements());
     int64_t i = 0;
-    for (float w : weights.getValues<float>())
-      scaled.push_back(w * scale->constants[i++ % channels]);
+    for (float w : weights.getValues<float>()) {
+      scaled.push_back(
+          w * scale->constants[i / groupSize * perGroup + i % perGroup]);
+      ++i;
+    }
     rewriter.setInsertionPoint(conv);
     Value newWeights = rewriter.create<arith::ConstantOp>(
         conv->getLoc(), weightType,

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tcl/Support/GroupedConv.h"
 #include "tcl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -32,6 +33,23 @@ bool fusesWithoutRecomputation(OpOperand *fused) {
   return consumer && consumer.getMatchingIndexingMap(fused).isPermutation();
 }
 
+/// Whether `value` is a grouped convolution's result ([N, OH, OW, G, F]),
+/// possibly through elementwise generics that already compute in its shape.
+bool isGroupedConvResult(Value value, unsigned depth = 0) {
+  auto generic = value.getDefiningOp<linalg::GenericOp>();
+  if (!generic || depth > 8)
+    return false;
+  if (tcl::matchGroupedConv(generic))
+    return true;
+  if (generic.getNumReductionLoops() != 0)
+    return false;
+  return llvm::any_of(generic.getDpsInputOperands(), [&](OpOperand *input) {
+    return input->get().getType() == value.getType() &&
+           generic.getMatchingIndexingMap(input).isIdentity() &&
+           isGroupedConvResult(input->get(), depth + 1);
+  });
+}
+
 struct FuseElementwisePass
     : public mlir::tcl::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
@@ -43,10 +61,28 @@ struct FuseElementwisePass
     // epilogue behind a reshape (MatMul of [B, M, K] by [K, N] is computed
     // as [B*M, K] x [K, N]) is computed in the producer's shape, so that it
     // can join the producer's task.
+    // (Not for an epilogue of a grouped convolution, which the expansion
+    // below computes in the convolution's shape: the two would undo each
+    // other forever.)
     linalg::populateFoldReshapeOpsByCollapsingPatterns(
         patterns, [](OpOperand *fused) {
           auto reshape = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
-          return reshape && reshape.getSrc().getDefiningOp<linalg::LinalgOp>();
+          auto consumer = cast<linalg::LinalgOp>(fused->getOwner());
+          return reshape &&
+                 reshape.getSrc().getDefiningOp<linalg::LinalgOp>() &&
+                 llvm::none_of(consumer.getDpsInputOperands(),
+                               [](OpOperand *input) {
+                                 return isGroupedConvResult(input->get());
+                               });
+        });
+    // generic(collapse_shape(grouped conv)) -> collapse_shape(generic'(...)):
+    // a grouped convolution computes [N, OH, OW, G, F/G], collapsed to the
+    // channels; its epilogue is computed in the uncollapsed shape, so that
+    // it can join the convolution's task.
+    linalg::populateFoldReshapeOpsByExpansionPatterns(
+        patterns, [](OpOperand *fused) {
+          auto reshape = fused->get().getDefiningOp<tensor::CollapseShapeOp>();
+          return reshape && isGroupedConvResult(reshape.getSrc());
         });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);

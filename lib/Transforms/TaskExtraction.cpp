@@ -79,7 +79,7 @@ static std::string describeOp(Operation *op) {
 
 bool mlir::tcl::isTaskAnchor(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&
-         lookupAnchor(op->getName().getStringRef());
+         lookupAnchor(op);
 }
 
 double mlir::tcl::countFlops(linalg::LinalgOp linalgOp) {
@@ -132,8 +132,8 @@ std::vector<TaskSummary> mlir::tcl::extractTasks(ModuleOp module) {
     std::string &name = nameOfKey[key];
     if (name.empty()) {
       // e.g. conv_2d_nchw_fchw_0, matmul_1: readable, unique, deterministic.
-      std::string base = anchor->getName().getStringRef().str();
-      base = base.substr(base.find('.') + 1);
+      StringRef anchorName = getAnchorName(anchor);
+      std::string base = anchorName.substr(anchorName.rfind('.') + 1).str();
       name = base + "_" + std::to_string(namesUsed[base]++);
     }
     StringAttr tag = StringAttr::get(ctx, name);
@@ -151,7 +151,7 @@ std::vector<TaskSummary> mlir::tcl::summarizeTasks(ModuleOp module) {
       TaskSummary &summary = tasks[task.getValue()];
       if (summary.weight++ == 0) {
         summary.name = task.getValue().str();
-        summary.anchorName = op->getName().getStringRef().str();
+        summary.anchorName = getAnchorName(op).str();
         summary.key = describeOp(op);
         summary.flops = countFlops(cast<linalg::LinalgOp>(op));
       }

@@ -94,7 +94,7 @@ std::optional<Genome> Genome::parse(llvm::StringRef text) {
 std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
                                                  const Platform &platform,
                                                  bool hasEpilogue) {
-  StringRef opName = anchor->getName().getStringRef();
+  StringRef opName = getAnchorName(anchor);
   const AnchorInfo *info = lookupAnchor(opName);
   if (!info)
     return nullptr;
@@ -111,9 +111,9 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
     space->loopKinds.push_back(kind == utils::IteratorType::reduction ? 'r'
                                                                       : 'p');
   unsigned numDims = ranges.size();
-  std::vector<int64_t> parallelChoices =
-      platform.getThreads() > 1 ? std::vector<int64_t>{0, 1}
-                                : std::vector<int64_t>{0};
+  std::vector<int64_t> parallelChoices = platform.getThreads() > 1
+                                             ? std::vector<int64_t>{0, 1}
+                                             : std::vector<int64_t>{0};
   using R = Rule;
   switch (info->anchorClass) {
   case AnchorClass::Matmul:
@@ -140,14 +140,19 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
   case AnchorClass::Pool2D: {
     unsigned row = info->heightDims->output;
     unsigned column = info->widthDims->output;
-    unsigned channel = column == 2 ? 3 : 1;
+    unsigned channel = *info->channelDim;
     std::vector<R> outer(numDims, R::Parent), inner(numDims, R::Parent);
     outer[row] = outer[channel] = R::Free;
     inner[0] = inner[row] = inner[info->heightDims->window] = R::One;
     inner[column] = inner[channel] = R::Free;
-    if (info->anchorClass == AnchorClass::Conv2D) {
-      inner[column == 2 ? 6 : 4] = R::One; // input channels
+    if (info->inputChannelDim) {
+      inner[*info->inputChannelDim] = R::One;
       inner[info->widthDims->window] = R::One;
+    }
+    // Threads may split groups; decompose needs one group per inner tile.
+    if (info->groupDim) {
+      outer[*info->groupDim] = R::Free;
+      inner[*info->groupDim] = R::One;
     }
     space->rules = {outer, inner};
     space->knobNames = {"parallel"};
@@ -393,7 +398,13 @@ ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
     tile(1);
     b.create<DecomposeOp>(loc);
     b.create<VectorizeOp>(loc);
-    if (anchorClass == AnchorClass::Conv2D)
+    // Accumulators stay in registers across the innermost loop if it is a
+    // reduction: reductions come last, so if the inner level tiles one.
+    if (anchorClass == AnchorClass::Conv2D &&
+        llvm::any_of(llvm::seq<size_t>(0, extents.size()), [&](size_t dim) {
+          return loopKinds[dim] == 'r' &&
+                 genome.tiles[1][dim] != genome.tiles[0][dim];
+        }))
       b.create<HoistAccumulatorsOp>(loc);
     break;
   case AnchorClass::Generic:

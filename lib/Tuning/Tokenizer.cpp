@@ -70,7 +70,7 @@ PrimitiveKind mlir::tcl::getPrimitiveKind(Operation *op) {
 }
 
 FailureOr<TaskFeatures> TaskFeatures::fromAnchor(linalg::LinalgOp anchor) {
-  const AnchorInfo *info = lookupAnchor(anchor->getName().getStringRef());
+  const AnchorInfo *info = lookupAnchor(anchor);
   if (!info || !anchor.hasPureTensorSemantics())
     return failure();
   TaskFeatures features;

@@ -1,5 +1,6 @@
 // tcl-extract-tasks: anchors become tasks, their elementwise consumer chains
 // their epilogues; identical workloads share a task.
+// REQUIRES: tcl-compile
 // RUN: tcl-opt %s --tcl-extract-tasks | FileCheck %s
 // RUN: tcl-compile %s --dump-tasks | FileCheck %s --check-prefix=DUMP
 

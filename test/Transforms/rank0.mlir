@@ -1,6 +1,7 @@
 // A rank-0 op (a scalar computation on 0-d tensors, e.g. from a graph input
 // of shape []) has no loop to schedule: tcl-default-schedules leaves it
 // alone, even when it is tagged as a task, and it lowers to plain code.
+// REQUIRES: tcl-run
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512" | FileCheck %s --check-prefix=DEFAULT
 // RUN: tcl-opt %s --tcl-extract-tasks | FileCheck %s --check-prefix=TASKS
 // RUN: tcl-opt %s --tcl-lower-to-llvm="target=x86-avx512" | FileCheck %s

@@ -92,6 +92,18 @@ TEST_F(OnnxImporterTest, ImportsAStaticModel) {
   EXPECT_EQ(forward.getFunctionType().getNumResults(), 1u);
 }
 
+TEST_F(OnnxImporterTest, ImportsFromMemoryAsFromAFile) {
+  std::string bytes =
+      makeModel("Sigmoid", /*dynamicBatch=*/false).SerializeAsString();
+  auto module = importOnnxModel(bytes, "in memory", &context);
+  ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
+  EXPECT_TRUE((**module).lookupSymbol<func::FuncOp>(kOnnxEntryName));
+  auto garbage = importOnnxModel("\xff\xff garbage", "in memory", &context);
+  ASSERT_FALSE(bool(garbage));
+  EXPECT_EQ(llvm::toString(garbage.takeError()),
+            "'in memory' is not a valid ONNX model (protobuf parse failed)");
+}
+
 TEST_F(OnnxImporterTest, MissingFile) {
   EXPECT_NE(importError("/nonexistent/model.onnx").find("cannot open"),
             std::string::npos);
@@ -158,6 +170,19 @@ TEST_F(OnnxImporterTest, HugeOrNegativeTensorDimensionsAreRejected) {
         importError(write(model)).rfind("tensor 'w' has invalid dimensions", 0),
         0u);
   }
+}
+
+// Under UBSan (CI's sanitized build) this overflowed counting the elements.
+TEST_F(OnnxImporterTest,
+       EmptyTensorWithHugeDimensionsIsCountedWithoutOverflow) {
+  onnx::ModelProto model = makeModel("Relu", /*dynamicBatch=*/false);
+  onnx::TensorProto *weight = model.mutable_graph()->add_initializer();
+  weight->set_name("w");
+  weight->set_data_type(onnx::TensorProto::FLOAT);
+  weight->add_dims(int64_t(1) << 40);
+  weight->add_dims(int64_t(1) << 40);
+  weight->add_dims(0);
+  EXPECT_EQ(importError(write(model)), "");
 }
 
 TEST_F(OnnxImporterTest, NodeWithoutOutputsIsRefused) {

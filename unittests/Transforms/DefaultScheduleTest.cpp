@@ -73,6 +73,40 @@ func.func @f(%in: tensor<1x17x17x32xf32>, %w: tensor<3x3x32xf32>, %out: tensor<1
     ins(%in, %w : tensor<1x17x17x32xf32>, tensor<3x3x32xf32>) outs(%out : tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32>
   return %0 : tensor<1x8x8x32xf32>
 })mlir"},
+    // tcl's grouped convolution (tcl/Support/GroupedConv.h): 4 groups of 8
+    // channels, stride 2.
+    {"grouped_conv", R"mlir(
+func.func @f(%in: tensor<1x17x17x4x8xf32>, %w: tensor<4x3x3x8x8xf32>, %out: tensor<1x8x8x4x8xf32>) -> tensor<1x8x8x4x8xf32> {
+  %0 = linalg.generic {indexing_maps = [
+      affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh * 2 + kh, ow * 2 + kw, g, c)>,
+      affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>,
+      affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+    ins(%in, %w : tensor<1x17x17x4x8xf32>, tensor<4x3x3x8x8xf32>) outs(%out : tensor<1x8x8x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x4x8xf32>
+  return %0 : tensor<1x8x8x4x8xf32>
+})mlir"},
+    // ... with one input channel per group: a depthwise convolution with
+    // channel multiplier 3.
+    {"grouped_multiplier", R"mlir(
+func.func @f(%in: tensor<1x10x10x16x1xf32>, %w: tensor<16x3x3x1x3xf32>, %out: tensor<1x8x8x16x3xf32>) -> tensor<1x8x8x16x3xf32> {
+  %0 = linalg.generic {indexing_maps = [
+      affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh + kh, ow + kw, g, c)>,
+      affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>,
+      affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+    ins(%in, %w : tensor<1x10x10x16x1xf32>, tensor<16x3x3x1x3xf32>) outs(%out : tensor<1x8x8x16x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x8x16x3xf32>
+  return %0 : tensor<1x8x8x16x3xf32>
+})mlir"},
     {"maxpool_nhwc", R"mlir(
 func.func @f(%in: tensor<1x16x16x32xf32>, %win: tensor<2x2xf32>, %out: tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32> {
   %0 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}

@@ -48,6 +48,13 @@ llvm::Expected<OwningOpRef<ModuleOp>>
 importOnnxFile(llvm::StringRef path, MLIRContext *context,
                const OnnxImportOptions &options = {});
 
+/// Imports the serialized ONNX model `bytes` (the contents of a file; `name`
+/// says where they came from in messages). importOnnxFile reads the file and
+/// calls this, so both check the model the same way.
+llvm::Expected<OwningOpRef<ModuleOp>>
+importOnnxModel(llvm::StringRef bytes, llvm::StringRef name,
+                MLIRContext *context, const OnnxImportOptions &options = {});
+
 /// Parses "name=1x3x224x224" into `options.inputShapes`.
 llvm::Error parseInputShape(llvm::StringRef text, OnnxImportOptions &options);
 

@@ -16,10 +16,12 @@
 //     panel packed once (pad, hoisted) for all row tiles; a register
 //     tile 8 x 2W x 1; vectorize; accumulators hoisted out of the k loop;
 //     k unrolled by 4.
-//   2-D convolution (NHWC/NCHW), depthwise convolution, pooling: [threads >
-//     1] a parallel level over output rows; a tile with one output row and
-//     one kernel row, 8 output columns and 2W channels (1 input channel per
-//     step for convolutions); decompose to 1-D; vectorize; hoist.
+//   2-D convolution (NHWC/NCHW, grouped), depthwise convolution, pooling:
+//     [threads > 1] a parallel level over output rows (else groups, else
+//     channels); a tile with one output row and one kernel row, 8 output
+//     columns (16 when the channel tile is narrower than W) and 2W
+//     channels (1 input channel and kernel column per step, and one group,
+//     for convolutions); decompose to 1-D; vectorize; hoist (convolutions).
 //   generic (elementwise, reductions, softmax parts): [threads > 1] a
 //     parallel level over the outermost parallel dimension; the innermost
 //     dimension tiled to 4W (parallel) or kept whole up to 4096 (reduction),

@@ -13,10 +13,11 @@
 //     [fuse_epilogue]; cache level (m, n, k) [loop order m-n-k, n-m-k or
 //     n-k-m] [B packed]; register level (m, n; k = 1; its n is the vector
 //     width); vectorize; hoist; unroll k by u.
-//   2-D window ops: outer level (output rows, channels) [parallelize]
-//     [fuse_epilogue]; inner level (1 row, columns, channels; 1 input
-//     channel and kernel column for convolutions); decompose; vectorize;
-//     [hoist].
+//   2-D window ops: outer level (output rows, channels, groups)
+//     [parallelize] [fuse_epilogue]; inner level (1 row, columns, channels;
+//     1 input channel and kernel column for convolutions, 1 group for
+//     grouped ones); decompose; vectorize; [hoist, when the inner level
+//     has a reduction loop].
 //   generic: outer level (parallel loops) [parallelize]; inner level (the
 //     innermost loop, the others 1); [vectorize].
 //
@@ -65,9 +66,8 @@ class SearchSpace {
 public:
   /// The space of the task anchored at `anchor` (a payload op with static
   /// shapes) on `platform`, or null if tcl has no sketch for it.
-  static std::unique_ptr<SearchSpace> create(linalg::LinalgOp anchor,
-                                             const Platform &platform,
-                                             bool hasEpilogue);
+  static std::unique_ptr<SearchSpace>
+  create(linalg::LinalgOp anchor, const Platform &platform, bool hasEpilogue);
 
   /// A random genome (random annotation of the sketch).
   Genome sample(std::mt19937_64 &rng) const;

@@ -4,16 +4,20 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The window ops: Conv, MaxPool and AveragePool, 1-D or 2-D, computed as 2-D
-// linalg convolutions and poolings on channels-last (NHWC) tensors.
+// The window ops: Conv, ConvTranspose, MaxPool and AveragePool, 1-D or 2-D,
+// computed as 2-D linalg convolutions and poolings on channels-last (NHWC)
+// tensors.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
+#include "tcl/Support/GroupedConv.h"
+#include "tcl/Support/Indexing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -156,31 +160,16 @@ struct ConvWeights {
   Value value;
   std::array<int64_t, 4> shape;
 
-  /// Output channels [begin, begin + count), permuted by `perm`.
-  Value slice(Importer &im, int64_t begin, int64_t count,
-              llvm::ArrayRef<int64_t> perm) const {
+  /// The weights viewed as `viewShape` (same elements, row-major), then
+  /// permuted by `perm`.
+  Value permuted(Importer &im, llvm::ArrayRef<int64_t> viewShape,
+                 llvm::ArrayRef<int64_t> perm) const {
     if (constant) {
-      int64_t perFilter = constant->size() / shape[0];
-      ConstantData part;
-      part.shape = {count, shape[1], shape[2], shape[3]};
-      part.floats.assign(constant->floats.begin() + begin * perFilter,
-                         constant->floats.begin() +
-                             (begin + count) * perFilter);
-      return im.materialize(permuteConstant(part, perm));
+      ConstantData view = *constant;
+      view.shape.assign(viewShape.begin(), viewShape.end());
+      return im.materialize(permuteConstant(view, perm));
     }
-    Value part = value;
-    if (count != shape[0]) {
-      auto index = [&](int64_t v) -> OpFoldResult {
-        return im.b.getIndexAttr(v);
-      };
-      part = im.b.create<tensor::ExtractSliceOp>(
-          im.loc, im.f32Tensor({count, shape[1], shape[2], shape[3]}), value,
-          SmallVector<OpFoldResult>{index(begin), index(0), index(0), index(0)},
-          SmallVector<OpFoldResult>{index(count), index(shape[1]),
-                                    index(shape[2]), index(shape[3])},
-          SmallVector<OpFoldResult>(4, index(1)));
-    }
-    return transposeTensor(im, part, perm);
+    return transposeTensor(im, im.reshape(value, viewShape), perm);
   }
 };
 
@@ -267,57 +256,45 @@ llvm::Error convertConv(Importer &im, const onnx::NodeProto &node) {
   SmallVector<NamedAttribute> attrs = {
       stridesAttr(im, g->strides, "strides"),
       stridesAttr(im, g->dilations, "dilations")};
-  auto conv = [&](Value in, Value filter, int64_t channels, bool depthwise) {
-    Value init = im.filled({n, g->outH, g->outW, channels}, 0.0f);
-    if (depthwise)
-      return im.b
-          .create<linalg::DepthwiseConv2DNhwcHwcOp>(
-              im.loc, TypeRange{init.getType()}, ValueRange{in, filter},
-              ValueRange{init}, attrs)
-          .getResult(0);
-    return im.b
-        .create<linalg::Conv2DNhwcHwcfOp>(im.loc, TypeRange{init.getType()},
-                                          ValueRange{in, filter},
-                                          ValueRange{init}, attrs)
-        .getResult(0);
-  };
   Value result;
   if (group == 1) {
     // [F, C, KH, KW] -> [KH, KW, C, F]
-    result = conv(input, weights->slice(im, 0, f, {2, 3, 1, 0}), f, false);
+    Value filter = weights->permuted(im, ws, {2, 3, 1, 0});
+    Value init = im.filled({n, g->outH, g->outW, f}, 0.0f);
+    result = im.b.create<linalg::Conv2DNhwcHwcfOp>(
+                     im.loc, TypeRange{init.getType()},
+                     ValueRange{input, filter}, ValueRange{init}, attrs)
+                 .getResult(0);
   } else if (group == c && f == c) {
     // Depthwise: [C, 1, KH, KW] -> [KH, KW, 1, C] -> [KH, KW, C]
     Value filter =
-        im.reshape(weights->slice(im, 0, f, {2, 3, 1, 0}), {ws[2], ws[3], c});
-    result = conv(input, filter, f, true);
+        im.reshape(weights->permuted(im, ws, {2, 3, 1, 0}), {ws[2], ws[3], c});
+    Value init = im.filled({n, g->outH, g->outW, f}, 0.0f);
+    result = im.b.create<linalg::DepthwiseConv2DNhwcHwcOp>(
+                     im.loc, TypeRange{init.getType()},
+                     ValueRange{input, filter}, ValueRange{init}, attrs)
+                 .getResult(0);
   } else {
-    // Grouped: one convolution per group on its slice of the channels.
+    // Grouped (or depthwise with a channel multiplier): one grouped
+    // convolution over channels viewed as [group, C/group], which tcl
+    // schedules as one task (tcl/Support/GroupedConv.h).
     int64_t groupIn = c / group, groupOut = f / group;
     llvm::ArrayRef<int64_t> is = Importer::shapeOf(input);
-    result = im.empty({n, g->outH, g->outW, f});
-    auto index = [&](int64_t v) -> OpFoldResult {
-      return im.b.getIndexAttr(v);
-    };
-    SmallVector<OpFoldResult> ones(4, index(1));
-    for (int64_t i = 0; i < group; ++i) {
-      Value slice = im.b.create<tensor::ExtractSliceOp>(
-          im.loc, im.f32Tensor({is[0], is[1], is[2], groupIn}), input,
-          SmallVector<OpFoldResult>{index(0), index(0), index(0),
-                                    index(i * groupIn)},
-          SmallVector<OpFoldResult>{index(is[0]), index(is[1]), index(is[2]),
-                                    index(groupIn)},
-          ones);
-      Value part =
-          conv(slice, weights->slice(im, i * groupOut, groupOut, {2, 3, 1, 0}),
-               groupOut, false);
-      result = im.b.create<tensor::InsertSliceOp>(
-          im.loc, part, result,
-          SmallVector<OpFoldResult>{index(0), index(0), index(0),
-                                    index(i * groupOut)},
-          SmallVector<OpFoldResult>{index(n), index(g->outH), index(g->outW),
-                                    index(groupOut)},
-          ones);
-    }
+    SmallVector<ReassociationIndices> lastSplit = {{0}, {1}, {2}, {3, 4}};
+    Value groupedInput = im.b.create<tensor::ExpandShapeOp>(
+        im.loc, im.f32Tensor({is[0], is[1], is[2], group, groupIn}), input,
+        lastSplit);
+    // [F, C/G, KH, KW] = [G, F/G, C/G, KH, KW] -> [G, KH, KW, C/G, F/G]
+    Value filter = weights->permuted(
+        im, {group, groupOut, groupIn, ws[2], ws[3]}, {0, 3, 4, 2, 1});
+    Value init = im.filled({n, g->outH, g->outW, group, groupOut}, 0.0f);
+    GroupedConvWindow window;
+    window.strides = g->strides;
+    window.dilations = g->dilations;
+    Value grouped =
+        buildGroupedConv(im.b, im.loc, groupedInput, filter, init, window);
+    result = im.b.create<tensor::CollapseShapeOp>(
+        im.loc, im.f32Tensor({n, g->outH, g->outW, f}), grouped, lastSplit);
   }
   Value bias;
   if (llvm::Error e = im.optionalInput(node, 2, bias))
@@ -404,11 +381,255 @@ llvm::Error convertPool(Importer &im, const onnx::NodeProto &node, bool max) {
   return llvm::Error::success();
 }
 
+/// The spatial geometry of a ConvTranspose, per dimension (H then W): the
+/// input is spread `stride` apart with zeros between, padded by `low` and
+/// `high` (negative: cropped), and convolved with the flipped kernel at
+/// stride 1.
+struct TransposedGeometry {
+  std::array<int64_t, 2> strides = {1, 1}, dilations = {1, 1}, kernel = {1, 1};
+  std::array<int64_t, 2> low = {0, 0}, high = {0, 0}, out = {1, 1};
+};
+
+llvm::Expected<TransposedGeometry>
+transposedGeometry(const onnx::NodeProto &node, llvm::ArrayRef<int64_t> xs,
+                   llvm::ArrayRef<int64_t> kernel) {
+  size_t spatial = xs.size() - 2;
+  std::vector<int64_t> ones(spatial, 1), zeros(spatial, 0);
+  std::vector<int64_t> strides = Importer::getInts(node, "strides", ones);
+  std::vector<int64_t> dilations = Importer::getInts(node, "dilations", ones);
+  std::vector<int64_t> outputPadding =
+      Importer::getInts(node, "output_padding", zeros);
+  std::vector<int64_t> outputShape = Importer::getInts(node, "output_shape");
+  std::vector<int64_t> pads =
+      Importer::getInts(node, "pads", std::vector<int64_t>(2 * spatial, 0));
+  std::string autoPad = Importer::getString(node, "auto_pad", "NOTSET");
+  auto describe = [&] { return Importer::describe(node) + ": "; };
+  if (strides.size() != spatial || dilations.size() != spatial ||
+      outputPadding.size() != spatial || pads.size() != 2 * spatial ||
+      (!outputShape.empty() && outputShape.size() != spatial))
+    return error(describe() +
+                 "strides, dilations, output_padding and "
+                 "output_shape need " +
+                 std::to_string(spatial) + " entries, pads " +
+                 std::to_string(2 * spatial));
+  if (autoPad != "NOTSET" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER" && autoPad != "VALID")
+    return error(describe() + "auto_pad '" + autoPad + "' is not supported");
+  TransposedGeometry g;
+  size_t offset = 2 - spatial; // A 1-D op is 2-D with a height of 1.
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t in = xs[2 + i], s = strides[i], d = dilations[i], k = kernel[i];
+    if (s < 1 || d < 1 || outputPadding[i] < 0 || outputPadding[i] >= s)
+      return error(describe() + "strides and dilations must be at least 1 "
+                                "and output_padding in [0, stride)");
+    int64_t natural = s * (in - 1) + outputPadding[i] + (k - 1) * d + 1;
+    int64_t start = pads[i], end = pads[i + spatial];
+    // An output size, given or implied by SAME, decides the padding; the
+    // odd unit goes to the end for SAME_UPPER, as ONNX specifies.
+    std::optional<int64_t> wanted;
+    if (!outputShape.empty())
+      wanted = outputShape[i];
+    else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
+      wanted = in * s;
+    else if (autoPad == "VALID")
+      start = end = 0;
+    if (wanted) {
+      // Rounded down (as ONNX's reference does): a negative total, an
+      // output larger than the natural one, grows at the end.
+      int64_t total = natural - *wanted;
+      int64_t half = llvm::divideFloorSigned(total, 2);
+      start = autoPad == "SAME_UPPER" ? half : total - half;
+      end = total - start;
+    }
+    int64_t out = natural - start - end;
+    if (out < 1)
+      return error(describe() +
+                   "the output would have no element along "
+                   "spatial dimension " +
+                   std::to_string(i));
+    g.strides[offset + i] = s;
+    g.dilations[offset + i] = d;
+    g.kernel[offset + i] = k;
+    g.low[offset + i] = (k - 1) * d - start;
+    g.high[offset + i] = (k - 1) * d - end + outputPadding[i];
+    g.out[offset + i] = out;
+  }
+  return g;
+}
+
+/// ConvTranspose (1-D or 2-D, any group count) as a convolution: the NHWC
+/// input spread by the strides and padded (one tensor.insert_slice into
+/// zeros), then convolved at stride 1 with the kernel flipped and its
+/// channel dimensions swapped (one generic, folded for constant weights).
+llvm::Error convertConvTranspose(Importer &im, const onnx::NodeProto &node) {
+  Value x, w;
+  if (llvm::Error e = im.inputs(node, x, w))
+    return e;
+  llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
+  llvm::ArrayRef<int64_t> wsGiven = Importer::shapeOf(w);
+  if ((xs.size() != 3 && xs.size() != 4) || wsGiven.size() != xs.size())
+    return error(Importer::describe(node) +
+                 ": only 1-D and 2-D transposed convolutions (NCW or NCHW "
+                 "inputs, weights of the same rank) are supported, got "
+                 "input " +
+                 formatShape(xs) + " and weights " + formatShape(wsGiven));
+  if (!Importer::elementTypeOf(x).isF32() ||
+      !Importer::elementTypeOf(w).isF32())
+    return error(Importer::describe(node) + ": needs float tensors");
+  std::vector<int64_t> kernel(wsGiven.begin() + 2, wsGiven.end());
+  if (Importer::getInts(node, "kernel_shape", kernel) != kernel)
+    return error(Importer::describe(node) +
+                 ": kernel_shape does not match "
+                 "the weights " +
+                 formatShape(wsGiven));
+  int64_t group = Importer::getInt(node, "group", 1);
+  int64_t n = xs[0], c = xs[1];
+  if (group < 1 || wsGiven[0] != c || c % group != 0)
+    return error(Importer::describe(node) + ": weights " +
+                 formatShape(wsGiven) + " do not match " + std::to_string(c) +
+                 " input channels in " + std::to_string(group) + " group(s)");
+  auto g = transposedGeometry(node, xs, kernel);
+  if (!g)
+    return g.takeError();
+  bool oneDimensional = xs.size() == 3;
+  int64_t groupOut = wsGiven[1], f = groupOut * group, groupIn = c / group;
+  int64_t kh = g->kernel[0], kw = g->kernel[1];
+  Value weights = im.reshape(w, {c, groupOut, kh, kw});
+  Value input = transposeTensor(
+      im, oneDimensional ? im.reshape(x, {n, c, 1, xs[2]}) : x, {0, 2, 3, 1});
+
+  // Spread and pad: zeros with the input written `stride` apart.
+  std::array<int64_t, 2> inHW = {oneDimensional ? 1 : xs[2], xs.back()};
+  SmallVector<int64_t> padded = {n, 0, 0, c}, offsets = {0, 0, 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    padded[1 + i] = (inHW[i] - 1) * g->strides[i] + 1 +
+                    std::max<int64_t>(g->low[i], 0) +
+                    std::max<int64_t>(g->high[i], 0);
+    offsets[1 + i] = std::max<int64_t>(g->low[i], 0);
+  }
+  Value spread = im.b.create<tensor::InsertSliceOp>(
+      im.loc, input, im.filled(padded, 0.0f), im.indexAttrs(offsets),
+      im.indexAttrs({n, inHW[0], inHW[1], c}),
+      im.indexAttrs({1, g->strides[0], g->strides[1], 1}));
+  if (g->low[0] < 0 || g->low[1] < 0 || g->high[0] < 0 || g->high[1] < 0) {
+    SmallVector<int64_t> from = {0, 0, 0, 0}, sizes = padded;
+    for (int i = 0; i < 2; ++i) {
+      from[1 + i] = -std::min<int64_t>(g->low[i], 0);
+      sizes[1 + i] -= from[1 + i] - std::min<int64_t>(g->high[i], 0);
+    }
+    spread = im.b.create<tensor::ExtractSliceOp>(
+        im.loc, im.f32Tensor(sizes), spread, im.indexAttrs(from),
+        im.indexAttrs(sizes), im.indexAttrs({1, 1, 1, 1}));
+  }
+
+  // The filter: [C, F/G, KH, KW] read flipped, as HWCF (one group) or as
+  // the grouped form's [G, KH, KW, C/G, F/G]. Each of the 4 source indices
+  // is a constant plus multiples of filter indices; a flip has a negative
+  // coefficient, which a linalg map could say but tiling cannot handle, so
+  // constant weights are flipped at import and others read element by
+  // element.
+  struct Term {
+    unsigned dim;
+    int64_t coefficient;
+  };
+  struct SourceIndex {
+    int64_t constant;
+    SmallVector<Term, 2> terms;
+  };
+  SmallVector<int64_t> filterShape;
+  std::array<SourceIndex, 4> source;
+  if (group == 1) {
+    filterShape = {kh, kw, c, f};
+    source = {SourceIndex{0, {{2, 1}}}, SourceIndex{0, {{3, 1}}},
+              SourceIndex{kh - 1, {{0, -1}}}, SourceIndex{kw - 1, {{1, -1}}}};
+  } else {
+    filterShape = {group, kh, kw, groupIn, groupOut};
+    source = {SourceIndex{0, {{0, groupIn}, {3, 1}}}, SourceIndex{0, {{4, 1}}},
+              SourceIndex{kh - 1, {{1, -1}}}, SourceIndex{kw - 1, {{2, -1}}}};
+  }
+  Value filter;
+  if (const ConstantData *constant = im.constant(node, 1)) {
+    ConstantData flipped = ConstantData::zeros(
+        ElementKind::Float, {filterShape.begin(), filterShape.end()});
+    llvm::SmallVector<int64_t> strides = rowMajorStrides({c, groupOut, kh, kw});
+    int64_t out = 0;
+    forEachIndex(filterShape, [&](llvm::ArrayRef<int64_t> index) {
+      int64_t offset = 0;
+      for (auto [d, from] : llvm::enumerate(source)) {
+        int64_t value = from.constant;
+        for (const Term &term : from.terms)
+          value += term.coefficient * index[term.dim];
+        offset += value * strides[d];
+      }
+      flipped.floats[out++] = constant->floats[offset];
+    });
+    filter = im.materialize(flipped);
+  } else {
+    filter = im.extractAt(
+        weights, filterShape, {}, {},
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          SmallVector<Value> position;
+          for (const SourceIndex &from : source) {
+            Value value = b.create<arith::ConstantIndexOp>(loc, from.constant);
+            for (const Term &term : from.terms)
+              value = b.create<arith::AddIOp>(
+                  loc, value,
+                  b.create<arith::MulIOp>(
+                      loc, b.create<linalg::IndexOp>(loc, term.dim),
+                      b.create<arith::ConstantIndexOp>(loc, term.coefficient)));
+            position.push_back(value);
+          }
+          return position;
+        });
+  }
+  SmallVector<NamedAttribute> attrs = {
+      stridesAttr(im, {1, 1}, "strides"),
+      stridesAttr(im, g->dilations, "dilations")};
+  Value result;
+  if (group == 1) {
+    Value init = im.filled({n, g->out[0], g->out[1], f}, 0.0f);
+    result = im.b.create<linalg::Conv2DNhwcHwcfOp>(
+                     im.loc, TypeRange{init.getType()},
+                     ValueRange{spread, filter}, ValueRange{init}, attrs)
+                 .getResult(0);
+  } else {
+    llvm::ArrayRef<int64_t> ss = Importer::shapeOf(spread);
+    SmallVector<ReassociationIndices> lastSplit = {{0}, {1}, {2}, {3, 4}};
+    Value groupedInput = im.b.create<tensor::ExpandShapeOp>(
+        im.loc, im.f32Tensor({ss[0], ss[1], ss[2], group, groupIn}), spread,
+        lastSplit);
+    Value init = im.filled({n, g->out[0], g->out[1], group, groupOut}, 0.0f);
+    GroupedConvWindow window;
+    window.dilations = g->dilations;
+    Value grouped =
+        buildGroupedConv(im.b, im.loc, groupedInput, filter, init, window);
+    result = im.b.create<tensor::CollapseShapeOp>(
+        im.loc, im.f32Tensor({n, g->out[0], g->out[1], f}), grouped, lastSplit);
+  }
+  Value bias;
+  if (llvm::Error e = im.optionalInput(node, 2, bias))
+    return e;
+  if (bias) {
+    auto biased = im.elementwise(
+        node, {result, bias}, [](OpBuilder &b, Location loc, ValueRange args) {
+          return b.create<arith::AddFOp>(loc, args[0], args[1]).getResult();
+        });
+    if (!biased)
+      return biased.takeError();
+    result = *biased;
+  }
+  WindowGeometry layout;
+  layout.oneDimensional = oneDimensional;
+  im.define(node, fromNhwc(im, result, layout));
+  return llvm::Error::success();
+}
+
 } // namespace
 
 void onnx_import::registerConvolutionConverters(ConverterTable &table) {
   table.insert({
       {"Conv", convertConv},
+      {"ConvTranspose", convertConvTranspose},
       {"MaxPool",
        [](Importer &im, const onnx::NodeProto &node) {
          return convertPool(im, node, /*max=*/true);

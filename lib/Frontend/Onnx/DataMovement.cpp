@@ -289,13 +289,10 @@ llvm::Error convertPad(Importer &im, const onnx::NodeProto &node) {
     im.define(node, padTensor(im, source, low, high, *value));
     return llvm::Error::success();
   }
-  // Each output element reads its source element (tensor.extract: the
-  // source index is not an affine function of the output's).
-  MLIRContext *ctx = im.b.getContext();
-  Value result = im.generic(
-      {}, im.empty(shape, type), {AffineMap::getMultiDimIdentityMap(rank, ctx)},
-      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-      [&](OpBuilder &b, Location loc, ValueRange) {
+  // Each output element reads its source element (the source index is not
+  // an affine function of the output's).
+  Value result = im.extractAt(
+      source, shape, {}, {}, [&](OpBuilder &b, Location loc, ValueRange) {
         SmallVector<Value> indices;
         for (int64_t d = 0; d < rank; ++d) {
           Value i = b.create<linalg::IndexOp>(loc, d);
@@ -307,7 +304,7 @@ llvm::Error convertPad(Importer &im, const onnx::NodeProto &node) {
               loc, i, b.create<arith::ConstantIndexOp>(loc, low[d]));
           indices.push_back(sourceIndex(b, loc, mode, i, sizes[d]));
         }
-        return b.create<tensor::ExtractOp>(loc, source, indices).getResult();
+        return indices;
       });
   im.define(node, result);
   return llvm::Error::success();

@@ -20,9 +20,11 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "onnx/shape_inference/implementation.h"
 
+#include <climits>
 #include <fstream>
 
 using namespace mlir;
@@ -143,6 +145,24 @@ Value Importer::generic(
                                        body(nested, nestedLoc, args));
       });
   return op.getResult(0);
+}
+
+Value Importer::extractAt(
+    Value source, llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<Value> inputs,
+    llvm::ArrayRef<AffineMap> inputMaps,
+    std::function<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        position) {
+  SmallVector<AffineMap> maps(inputMaps.begin(), inputMaps.end());
+  maps.push_back(
+      AffineMap::getMultiDimIdentityMap(shape.size(), b.getContext()));
+  return generic(inputs, empty(shape, elementTypeOf(source)), maps,
+                 SmallVector<utils::IteratorType>(
+                     shape.size(), utils::IteratorType::parallel),
+                 [&](OpBuilder &nested, Location at, ValueRange args) {
+                   SmallVector<Value> indices = position(nested, at, args);
+                   return nested.create<tensor::ExtractOp>(at, source, indices)
+                       .getResult();
+                 });
 }
 
 llvm::Expected<Value> Importer::elementwise(
@@ -584,11 +604,21 @@ Importer::importModel(onnx::ModelProto &model,
 llvm::Expected<OwningOpRef<ModuleOp>>
 mlir::tcl::importOnnxFile(llvm::StringRef path, MLIRContext *context,
                           const OnnxImportOptions &options) {
-  std::ifstream stream(path.str(), std::ios::binary);
-  if (!stream)
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
     return error("cannot open '" + path + "'");
+  return importOnnxModel((*buffer)->getBuffer(), path, context, options);
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+mlir::tcl::importOnnxModel(llvm::StringRef bytes, llvm::StringRef path,
+                           MLIRContext *context,
+                           const OnnxImportOptions &options) {
   onnx::ModelProto model;
-  if (!model.ParseFromIstream(&stream))
+  // (protobuf refuses messages of 2 GiB and more anyway.)
+  if (bytes.size() > size_t(INT_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return error("'" + path +
                  "' is not a valid ONNX model (protobuf parse "
                  "failed)");

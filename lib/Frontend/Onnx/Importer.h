@@ -95,10 +95,10 @@ struct ConstantData {
   std::vector<int64_t> ints; // Int, and Bool as 0 or 1
 
   bool isFloat() const { return kind == ElementKind::Float; }
-  int64_t size() const {
-    return std::accumulate(shape.begin(), shape.end(), int64_t(1),
-                           std::multiplies<int64_t>());
-  }
+  /// The element count of a checked shape (checkShape). Counted by
+  /// elementCount, as a plain product of the dimensions overflows for an
+  /// empty tensor whose other dimensions are huge.
+  int64_t size() const { return elementCount(shape).value_or(0); }
   /// A zero-filled tensor.
   static ConstantData zeros(ElementKind kind, std::vector<int64_t> shape) {
     ConstantData data;
@@ -302,6 +302,18 @@ public:
   static llvm::Expected<int64_t> normalizeAxis(const onnx::NodeProto &node,
                                                int64_t axis, int64_t rank,
                                                int64_t bound);
+
+  /// A tensor of `shape` whose element at each index is `source`'s element
+  /// at the position `position` computes (from linalg.index values and the
+  /// elements of `inputs`, read through `inputMaps` over the output's
+  /// dimensions): one linalg.generic with tensor.extract, for positions no
+  /// affine map expresses (negative steps, reflections, indices known only
+  /// at run time).
+  Value
+  extractAt(Value source, llvm::ArrayRef<int64_t> shape,
+            llvm::ArrayRef<Value> inputs, llvm::ArrayRef<AffineMap> inputMaps,
+            std::function<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+                position);
 
   /// A linalg.generic with explicit maps and iterators.
   Value generic(llvm::ArrayRef<Value> inputs, Value init,

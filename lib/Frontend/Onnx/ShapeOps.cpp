@@ -320,11 +320,8 @@ Value gatherAtRunTime(Importer &im, Value data, Value indices, int64_t axis) {
   for (int64_t d = 0; d < indexRank; ++d)
     indexExprs.push_back(im.b.getAffineDimExpr(axis + d));
   int64_t extent = ds[axis];
-  return im.generic(
-      {indices}, im.empty(shape, Importer::elementTypeOf(data)),
-      {AffineMap::get(outRank, 0, indexExprs, ctx),
-       AffineMap::getMultiDimIdentityMap(outRank, ctx)},
-      SmallVector<utils::IteratorType>(outRank, utils::IteratorType::parallel),
+  return im.extractAt(
+      data, shape, {indices}, {AffineMap::get(outRank, 0, indexExprs, ctx)},
       [&](OpBuilder &b, Location loc, ValueRange args) {
         Value index = args[0];
         Value zero = b.create<arith::ConstantIntOp>(loc, 0, 64);
@@ -345,7 +342,7 @@ Value gatherAtRunTime(Importer &im, Value data, Value indices, int64_t axis) {
             position.push_back(b.create<linalg::IndexOp>(
                 loc, d < axis ? d : d + indexRank - 1));
         }
-        return b.create<tensor::ExtractOp>(loc, data, position).getResult();
+        return position;
       });
 }
 
@@ -419,16 +416,11 @@ llvm::Error convertSlice(Importer &im, const onnx::NodeProto &node) {
     im.define(node, slice);
     return llvm::Error::success();
   }
-  // Negative steps: a generic that reads data[start + i * step] with
-  // tensor.extract (affine maps with negative coefficients do not tile).
+  // Negative steps: each element reads data[start + i * step] (affine maps
+  // with negative coefficients do not tile).
   int64_t rank = ds.size();
-  MLIRContext *ctx = im.b.getContext();
-  Value source = data;
-  Value result = im.generic(
-      {}, im.empty(spec->sizes, element),
-      {AffineMap::getMultiDimIdentityMap(rank, ctx)},
-      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-      [&](OpBuilder &b, Location loc, ValueRange) {
+  Value result = im.extractAt(
+      data, spec->sizes, {}, {}, [&](OpBuilder &b, Location loc, ValueRange) {
         SmallVector<Value> indices;
         for (int64_t d = 0; d < rank; ++d) {
           Value i = b.create<linalg::IndexOp>(loc, d);
@@ -437,7 +429,7 @@ llvm::Error convertSlice(Importer &im, const onnx::NodeProto &node) {
           indices.push_back(b.create<arith::AddIOp>(
               loc, start, b.create<arith::MulIOp>(loc, i, step)));
         }
-        return b.create<tensor::ExtractOp>(loc, source, indices).getResult();
+        return indices;
       });
   im.define(node, result);
   return llvm::Error::success();

@@ -8,9 +8,11 @@
 // stride of 0 divides by it, a convolution whose weights have another rank
 // than its input reads past the end of its attributes. So the model is
 // checked here first, and refused with an error that names the node and the
-// rule: every node has the inputs and outputs its operator requires, each
-// value is defined once, window attributes are in range, and the ranks of
-// window ops agree where the graph's static shapes make them known.
+// rule: every node has the inputs, outputs and attributes its operator
+// requires, each value is defined once and before it is used, window
+// attributes are in range, and the ranks of window ops agree where the
+// graph's static shapes, and the ranks tcl propagates from them through the
+// operators it knows, make them known.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +37,14 @@ std::vector<int64_t> dimsOf(const onnx::TensorShapeProto &shape) {
     dims.push_back(dim.has_dim_value() && dim.dim_value() > 0 ? dim.dim_value()
                                                               : -1);
   return dims;
+}
+
+/// "1x?x5": a shape with `?` where the dimension is not known.
+std::string formatKnownShape(llvm::ArrayRef<int64_t> dims) {
+  std::string text;
+  for (auto [index, dim] : llvm::enumerate(dims))
+    text += (index ? "x" : "") + (dim < 0 ? "?" : std::to_string(dim));
+  return text.empty() ? "scalar" : text;
 }
 
 void recordValueInfo(ShapeMap &shapes, const onnx::ValueInfoProto &info) {
@@ -127,6 +137,8 @@ public:
       std::string subject = Importer::describe(node, index);
       if (llvm::Error e = checkArity(node, subject))
         return e;
+      if (llvm::Error e = checkInputsAreDefined(node, subject))
+        return e;
       if (llvm::Error e = checkOutputsAreNew(node, index, subject))
         return e;
       if (isWindowOp(node.op_type())) {
@@ -135,14 +147,16 @@ public:
         if (llvm::Error e = checkWindowRanks(node, subject))
           return e;
       }
+      if (llvm::Error e = checkLayerNormAxis(node, subject))
+        return e;
       propagateRank(node);
     }
     return llvm::Error::success();
   }
 
 private:
-  /// Input and output counts, and required inputs named, as the operator's
-  /// schema for the model's opset says.
+  /// Input and output counts, required inputs named and required attributes
+  /// present, as the operator's schema for the model's opset says.
   llvm::Error checkArity(const onnx::NodeProto &node,
                          const std::string &subject) {
     if (node.output_size() == 0 || node.output(0).empty())
@@ -173,6 +187,10 @@ private:
       return error(subject + ": has " +
                    range(schema->min_output(), schema->max_output(), "output") +
                    ", got " + std::to_string(node.output_size()));
+    // Shape inference reads required attributes without checking for them.
+    for (const auto &[name, formal] : schema->attributes())
+      if (formal.required && !Importer::attribute(node, name))
+        return error(subject + ": lacks its required attribute '" + name + "'");
     const auto &formals = schema->inputs();
     for (int i = 0; i < node.input_size() && !formals.empty(); ++i) {
       const auto &formal = formals[std::min<size_t>(i, formals.size() - 1)];
@@ -181,6 +199,18 @@ private:
         return error(subject + ": input " + std::to_string(i) + " (" +
                      formal.GetName() + ") is required but has no name");
     }
+    return llvm::Error::success();
+  }
+
+  /// Each input is defined before the node (by a graph input, an
+  /// initializer or an earlier node): shape inference dereferences the type
+  /// of a required input without checking that it has one.
+  llvm::Error checkInputsAreDefined(const onnx::NodeProto &node,
+                                    const std::string &subject) {
+    for (const std::string &name : node.input())
+      if (!name.empty() && !definedBy.count(name))
+        return error(subject + ": uses '" + name +
+                     "', which is not defined before it");
     return llvm::Error::success();
   }
 
@@ -241,7 +271,7 @@ private:
     int64_t rank = x->size();
     if (rank < 3)
       return error(subject + ": its input has rank " + std::to_string(rank) +
-                   " (shape " + formatShape(*x) +
+                   " (shape " + formatKnownShape(*x) +
                    "); it needs a batch, a channel and at least one spatial "
                    "dimension");
     int weightIndex = node.op_type() == "QLinearConv" ? 3 : 1;
@@ -251,7 +281,7 @@ private:
         if (static_cast<int64_t>(w->size()) != rank)
           return error(subject + ": its weights have rank " +
                        std::to_string(w->size()) + " (shape " +
-                       formatShape(*w) + ") but its input has rank " +
+                       formatKnownShape(*w) + ") but its input has rank " +
                        std::to_string(rank) + "; they must be equal");
     size_t spatial = rank - 2;
     for (const char *name : {"strides", "dilations", "kernel_shape"}) {
@@ -269,13 +299,146 @@ private:
     return llvm::Error::success();
   }
 
+  /// The rank of input `i`, if known.
+  std::optional<int64_t> rankOf(const onnx::NodeProto &node, int i) {
+    const std::vector<int64_t> *shape = shapeOf(node, i);
+    return shape ? std::optional<int64_t>(shape->size()) : std::nullopt;
+  }
+
+  /// The entry count of 1-D input `i` (a shape or an axes list), if known.
+  std::optional<int64_t> lengthOf(const onnx::NodeProto &node, int i) {
+    const std::vector<int64_t> *shape = shapeOf(node, i);
+    if (!shape || shape->size() != 1 || (*shape)[0] < 0)
+      return std::nullopt;
+    return (*shape)[0];
+  }
+
+  /// How many axes Squeeze, Unsqueeze or a reduction lists (attribute, or
+  /// input 1 from opset 13/18), if known.
+  std::optional<int64_t> axisCount(const onnx::NodeProto &node) {
+    if (Importer::attribute(node, "axes"))
+      return Importer::getInts(node, "axes").size();
+    return lengthOf(node, 1);
+  }
+
+  /// The rank of the node's first output, if tcl can tell it from the ranks
+  /// of its inputs: enough to check the window ops that follow a Reshape, a
+  /// MatMul or a Gather before ONNX shape inference sees them.
+  std::optional<int64_t> outputRank(const onnx::NodeProto &node) {
+    llvm::StringRef type = node.op_type();
+    std::optional<int64_t> x = rankOf(node, 0);
+    if (keepsRank(type) || llvm::is_contained({"Transpose",
+                                               "Concat",
+                                               "Split",
+                                               "Pad",
+                                               "Resize",
+                                               "Tile",
+                                               "DepthToSpace",
+                                               "SpaceToDepth",
+                                               "Trilu",
+                                               "CumSum",
+                                               "GlobalAveragePool",
+                                               "GlobalMaxPool",
+                                               "LpNormalization",
+                                               "GroupNormalization",
+                                               "LRN",
+                                               "PRelu",
+                                               "Mish",
+                                               "Softplus",
+                                               "Softsign",
+                                               "Not",
+                                               "Sign",
+                                               "Floor",
+                                               "Ceil",
+                                               "Round"},
+                                              type))
+      return x;
+    if (llvm::is_contained({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min",
+                            "Sum", "Mean", "Mod", "Equal", "Less", "Greater",
+                            "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
+                            "Where"},
+                           type)) {
+      int64_t rank = 0;
+      for (int i = 0; i < node.input_size(); ++i) {
+        std::optional<int64_t> r = rankOf(node, i);
+        if (!r)
+          return std::nullopt;
+        rank = std::max(rank, *r);
+      }
+      return rank;
+    }
+    if (type == "Flatten" || type == "Gemm")
+      return 2;
+    if (type == "Shape")
+      return 1;
+    if (type == "Reshape" || type == "ConstantOfShape")
+      return lengthOf(node, type == "Reshape" ? 1 : 0);
+    if (type == "Expand") {
+      std::optional<int64_t> target = lengthOf(node, 1);
+      if (!x || !target)
+        return std::nullopt;
+      return std::max(*x, *target);
+    }
+    if (type == "MatMul") {
+      std::optional<int64_t> b = rankOf(node, 1);
+      if (!x || !b || *x < 1 || *b < 1)
+        return std::nullopt;
+      if (*x == 1 || *b == 1)
+        return std::max(*x, *b) - 1;
+      return std::max(*x, *b);
+    }
+    if (type == "Gather") {
+      std::optional<int64_t> indices = rankOf(node, 1);
+      if (!x || !indices)
+        return std::nullopt;
+      return *x + *indices - 1;
+    }
+    if (type == "Squeeze" || type == "Unsqueeze") {
+      std::optional<int64_t> count = axisCount(node);
+      if (!x || !count)
+        return std::nullopt;
+      return type == "Squeeze" ? *x - *count : *x + *count;
+    }
+    if (type.starts_with("Reduce") || type == "ArgMax" || type == "ArgMin") {
+      if (!x)
+        return std::nullopt;
+      if (Importer::getInt(node, "keepdims", 1) != 0)
+        return x;
+      if (type == "ArgMax" || type == "ArgMin")
+        return *x - 1;
+      std::optional<int64_t> count = axisCount(node);
+      if (!count || *count == 0)
+        return std::nullopt; // All axes, or noop_with_empty_axes.
+      return *x - *count;
+    }
+    return std::nullopt;
+  }
+
+  /// LayerNormalization's shape inference indexes its input's dimensions by
+  /// `axis` unchecked when it infers the Mean and InvStdDev outputs.
+  llvm::Error checkLayerNormAxis(const onnx::NodeProto &node,
+                                 const std::string &subject) {
+    const std::vector<int64_t> *x = shapeOf(node, 0);
+    if (node.op_type() != "LayerNormalization" || !x)
+      return llvm::Error::success();
+    int64_t rank = x->size();
+    auto axis = Importer::normalizeAxis(
+        node, Importer::getInt(node, "axis", -1), rank, rank);
+    if (axis)
+      return llvm::Error::success();
+    // The message names the node; the validator's also say where it is.
+    std::string message = llvm::toString(axis.takeError());
+    return error(subject + llvm::StringRef(message).drop_front(
+                               Importer::describe(node).size()));
+  }
+
   /// Ranks known after the node, for the checks of the nodes that follow.
   void propagateRank(const onnx::NodeProto &node) {
-    const std::vector<int64_t> *x = shapeOf(node, 0);
-    if (!x || node.output(0).empty() || shapes.count(node.output(0)))
+    if (node.output(0).empty() || shapes.count(node.output(0)))
       return;
-    if (keepsRank(node.op_type()))
-      shapes[node.output(0)] = std::vector<int64_t>(x->size(), -1);
+    std::optional<int64_t> rank = outputRank(node);
+    if (rank && *rank >= 0)
+      shapes[node.output(0)] = std::vector<int64_t>(*rank, -1);
   }
 
   const onnx::GraphProto &graph;

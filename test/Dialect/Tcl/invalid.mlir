@@ -190,6 +190,27 @@ tcl.sched.schedule task "t" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-avx512
 
 // -----
 
+// A grouped convolution decomposes only within one group.
+tcl.sched.schedule task "t" anchor "linalg.generic.conv_2d_nhwgc_ghwcf" target "x86-avx512"
+    loops [1 parallel, 56 parallel, 56 parallel, 8 parallel, 8 parallel, 3 reduction, 3 reduction, 8 reduction] {
+  tcl.sched.tile [1, 1, 8, 2, 8, 1, 1, 1]
+  // expected-error @below {{'tcl.sched.decompose' op needs the group loop d3 tiled to 1; the current extents are [1, 1, 8, 2, 8, 1, 1, 1]}}
+  tcl.sched.decompose
+}
+
+// -----
+
+// ... and then is a 1-D convolution without the group loop.
+tcl.sched.schedule task "t" anchor "linalg.generic.conv_2d_nhwgc_ghwcf" target "x86-avx512"
+    loops [1 parallel, 56 parallel, 56 parallel, 8 parallel, 8 parallel, 3 reduction, 3 reduction, 8 reduction] {
+  tcl.sched.tile [1, 1, 8, 1, 8, 1, 1, 1]
+  tcl.sched.decompose
+  // expected-error @below {{'tcl.sched.tile' op expects 5 tile sizes (one per loop of the current domain), got 8}}
+  tcl.sched.tile [1, 1, 8, 1, 8, 1, 1, 1]
+}
+
+// -----
+
 tcl.sched.schedule task "t" anchor "linalg.pooling_nhwc_max" target "x86-avx512"
     loops [1 parallel, 56 parallel, 56 parallel, 64 parallel, 3 reduction, 3 reduction] {
   tcl.sched.tile [1, 1, 8, 32, 1, 0]

@@ -6,41 +6,21 @@ as int64, a uint8 image scaled to float, and a gather by a 2-D id matrix.
 Usage: boundary_cases.py OUT_DIR -> OUT_DIR/test_<case>/{model.onnx,
 test_data_set_0/{input,output}_N.pb}.
 """
-import os
 import sys
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper
+
+from onnx_cases import write_node_test
 
 out = sys.argv[1]
 rng = np.random.default_rng(20)
 
 
-def type_of(array):
-    return onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[array.dtype]
-
-
 def case(name, nodes, inputs, outputs, initializers=()):
     """inputs, outputs: [(name, array)], each in its own element type."""
-    graph = helper.make_graph(
-        nodes, name,
-        [helper.make_tensor_value_info(n, type_of(a), a.shape)
-         for n, a in inputs],
-        [helper.make_tensor_value_info(n, type_of(a), a.shape)
-         for n, a in outputs],
-        [numpy_helper.from_array(a, n) for n, a in initializers])
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    directory = os.path.join(out, "test_" + name)
-    data = os.path.join(directory, "test_data_set_0")
-    os.makedirs(data, exist_ok=True)
-    onnx.save(model, os.path.join(directory, "model.onnx"))
-    for kind, values in (("input", inputs), ("output", outputs)):
-        for i, (n, a) in enumerate(values):
-            with open(os.path.join(data, f"{kind}_{i}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(a, n).SerializeToString())
+    write_node_test(out, name, nodes, inputs, outputs, initializers)
 
 
 table = rng.standard_normal((10, 4)).astype(np.float32)

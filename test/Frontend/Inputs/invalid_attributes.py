@@ -3,36 +3,18 @@ refuses (invalid, or a case it does not support), one per case.
 
 Usage: invalid_attributes.py OUT_DIR -> OUT_DIR/<case>.onnx
 """
-import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper
+
+from onnx_cases import FLOAT, INT64, const, save_model, value
 
 out = sys.argv[1]
-os.makedirs(out, exist_ok=True)
-
-FLOAT, INT64 = TensorProto.FLOAT, TensorProto.INT64
-
-
-def value(name, shape, dtype=FLOAT):
-    return helper.make_tensor_value_info(name, dtype, shape)
-
-
-def const(name, values, dtype=np.int64):
-    return helper.make_node(
-        "Constant", [], [name],
-        value=numpy_helper.from_array(np.array(values, dtype=dtype), name))
 
 
 def save(case, nodes, inputs, opset=13):
-    graph = helper.make_graph(nodes, case, inputs, [value("y", None)])
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    with open(os.path.join(out, case + ".onnx"), "wb") as f:
-        f.write(model.SerializeToString())
+    save_model(out, case, nodes, inputs, opset=opset)
 
 
 def node(op, ins, name, **attrs):

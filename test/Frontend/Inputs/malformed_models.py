@@ -3,45 +3,20 @@
 Usage: malformed_models.py OUT_DIR -> OUT_DIR/<case>.onnx
 
 Each model breaks one rule (found by fuzzing: a crash, or a silent
-miscompile). The ONNX checker refuses many of them, so it is not called:
-the models are serialized as they are.
+miscompile).
 """
-import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper
+
+from onnx_cases import INT64, const, init, save_model, value
 
 out = sys.argv[1]
-os.makedirs(out, exist_ok=True)
-
-FLOAT, INT64 = TensorProto.FLOAT, TensorProto.INT64
-
-
-def value(name, shape, dtype=FLOAT):
-    return helper.make_tensor_value_info(name, dtype, shape)
-
-
-def const(name, values, dtype=np.int64):
-    return helper.make_node(
-        "Constant", [], [name],
-        value=numpy_helper.from_array(np.array(values, dtype=dtype), name))
-
-
-def init(name, values, dtype=np.float32):
-    return numpy_helper.from_array(np.array(values, dtype=dtype), name)
 
 
 def save(case, nodes, inputs, outputs=None, initializers=(), opset=13):
-    graph = helper.make_graph(nodes, case, inputs,
-                              outputs or [value("y", None)],
-                              initializer=list(initializers))
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    with open(os.path.join(out, case + ".onnx"), "wb") as f:
-        f.write(model.SerializeToString())
+    save_model(out, case, nodes, inputs, outputs, initializers, opset)
 
 
 x23 = [value("x", [2, 3])]
@@ -114,6 +89,21 @@ save("conv_input_2d",
 save("conv_weights_5d",
      [helper.make_node("Conv", ["x", "w"], ["y"], name="c")], x4,
      initializers=[init("w", np.ones((4, 3, 3, 3, 3)))])
+# ... where the rank is known only through the nodes before: a Reshape to
+# 2-D, a Gather that drops a dimension, a MatMul of a vector.
+save("reshape_then_conv",
+     [helper.make_node("Reshape", ["x", "s"], ["r"], name="r"),
+      helper.make_node("Conv", ["r", "w"], ["y"], name="c")], x4,
+     initializers=weights + [init("s", [3, 64], np.int64)])
+save("gather_then_pool",
+     [helper.make_node("Gather", ["x", "i"], ["g"], name="g", axis=0),
+      helper.make_node("MaxPool", ["g"], ["y"], name="p",
+                       kernel_shape=[2, 2])], x4,
+     initializers=[init("i", 0, np.int64)])
+save("matmul_then_conv",
+     [helper.make_node("MatMul", ["x", "v"], ["m"], name="m"),
+      helper.make_node("Conv", ["m", "w"], ["y"], name="c")], x4,
+     initializers=weights + [init("v", np.ones(8))])
 
 # 8. Undefined integer division at import time.
 save("div_overflow",
@@ -132,6 +122,29 @@ for op in ("Add", "Sub", "Mul"):
 save("neg_overflow",
      [const("a", [-2**63]), helper.make_node("Neg", ["a"], ["y"], name="o")],
      x23, ints)
+
+# 9. An input that nothing defines (ONNX shape inference dereferences its
+# type).
+save("maxunpool_undefined_indices",
+     [helper.make_node("MaxUnpool", ["x", "i"], ["y"], name="u",
+                       kernel_shape=[2, 2], strides=[2, 2])], x4)
+
+# 10. A required attribute left out (ONNX shape inference reads it).
+scan_body = helper.make_graph(
+    [helper.make_node("Add", ["s", "n"], ["s2"]),
+     helper.make_node("Identity", ["s2"], ["o"])], "body",
+    [value("s", [3]), value("n", [3])], [value("s2", [3]), value("o", [3])])
+save("scan_without_num_scan_inputs",
+     [helper.make_node("Scan", ["x", "x"], ["y", "z"], name="scan",
+                       body=scan_body)], [value("x", [2, 3])],
+     outputs=[value("y", None), value("z", None)])
+
+# 11. A LayerNormalization axis below -rank, with the Mean and InvStdDev
+# outputs (ONNX shape inference indexes by it).
+save("layernorm_axis_minus5",
+     [helper.make_node("LayerNormalization", ["x", "w"], ["y", "m", "s"],
+                       name="n", axis=-5)], [value("x", [2, 3]),
+                                             value("w", [3])], opset=17)
 
 # Invalid models that used to compile.
 save("concat_mismatch",

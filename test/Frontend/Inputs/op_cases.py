@@ -7,38 +7,20 @@ Usage: op_cases.py OUT_DIR -> OUT_DIR/test_<case>/{model.onnx,
 test_data_set_0/{input,output}_N.pb}, the layout tcl-onnx-conformance reads.
 """
 import math
-import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
+
+from onnx_cases import FLOAT, INT64, write_node_test
 
 out = sys.argv[1]
 rng = np.random.default_rng(19)
-FLOAT, INT64 = TensorProto.FLOAT, TensorProto.INT64
 
 
 def case(name, nodes, inputs, outputs, opset=17):
     """inputs: [(name, array)]; outputs: [(name, array)] (float32)."""
-    graph = helper.make_graph(
-        nodes, name,
-        [helper.make_tensor_value_info(
-            n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], a.shape)
-         for n, a in inputs],
-        [helper.make_tensor_value_info(n, FLOAT, None) for n, _ in outputs])
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    directory = os.path.join(out, "test_" + name)
-    data = os.path.join(directory, "test_data_set_0")
-    os.makedirs(data, exist_ok=True)
-    onnx.save(model, os.path.join(directory, "model.onnx"))
-    for kind, values in (("input", inputs), ("output", outputs)):
-        for i, (n, a) in enumerate(values):
-            tensor = numpy_helper.from_array(np.asarray(a), n)
-            with open(os.path.join(data, f"{kind}_{i}.pb"), "wb") as f:
-                f.write(tensor.SerializeToString())
+    write_node_test(out, name, nodes, inputs, outputs, opset=opset)
 
 
 def node(op, ins, outs, **attrs):
@@ -255,3 +237,31 @@ for name, attrs, scales, sizes, want in (
     ins = ["r", "", "scales"] if scales else ["r", "", "", "sizes"]
     case(f"resize_{name}_float", extra + [node("Resize", ins, ["y"], **attrs)],
          [("r", r)], [("y", want.numpy())])
+
+# ConvTranspose with what the node tests leave out (constant weights, groups,
+# bias, output_padding, 1-D with dilation), against PyTorch.
+ct_x = f32(rng.standard_normal((1, 4, 5, 5)))
+ct_w = f32(rng.standard_normal((4, 3, 3, 3)))
+ct_b = f32(rng.standard_normal(6))
+ct_want = torch.nn.functional.conv_transpose2d(
+    torch.from_numpy(ct_x), torch.from_numpy(ct_w), torch.from_numpy(ct_b),
+    stride=2, padding=1, output_padding=1, groups=2).numpy()
+ct_attrs = {"strides": [2, 2], "pads": [1, 1, 1, 1],
+            "output_padding": [1, 1], "group": 2}
+case("convtranspose_groups2_bias_const",
+     [node("Constant", [], ["w"], value=numpy_helper.from_array(ct_w, "w")),
+      node("Constant", [], ["b"], value=numpy_helper.from_array(ct_b, "b")),
+      node("ConvTranspose", ["x", "w", "b"], ["y"], **ct_attrs)],
+     [("x", ct_x)], [("y", ct_want)])
+case("convtranspose_groups2_bias_runtime",
+     [node("ConvTranspose", ["x", "w", "b"], ["y"], **ct_attrs)],
+     [("x", ct_x), ("w", ct_w), ("b", ct_b)], [("y", ct_want)])
+ct1_x = f32(rng.standard_normal((1, 2, 6)))
+ct1_w = f32(rng.standard_normal((2, 3, 3)))
+case("convtranspose_1d_dilated_const",
+     [node("Constant", [], ["w"], value=numpy_helper.from_array(ct1_w, "w")),
+      node("ConvTranspose", ["x", "w"], ["y"], strides=[3], dilations=[2])],
+     [("x", ct1_x)],
+     [("y", torch.nn.functional.conv_transpose1d(
+         torch.from_numpy(ct1_x), torch.from_numpy(ct1_w), stride=3,
+         dilation=2).numpy())])

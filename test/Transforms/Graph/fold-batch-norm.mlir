@@ -69,3 +69,39 @@ func.func @not_per_channel(%x: tensor<1x2x2x1xf32>) -> tensor<1x2x2x2xf32> {
   } -> tensor<1x2x2x2xf32>
   return %m : tensor<1x2x2x2xf32>
 }
+
+// A grouped convolution (2 groups: weights [G, KH, KW, C/G, F/G] = [2, 1,
+// 1, 1, 2], read collapsed to 4 channels): channel g * 2 + f of the scale
+// goes into weight [g, 0, 0, 0, f].
+// CHECK-LABEL: func.func @grouped_bn
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[\[\[\[}}1.000000e+00, 2.000000e+00]]]], {{\[\[\[\[}}3.000000e+00, 4.000000e+00]]]]]> : tensor<2x1x1x1x2xf32>
+// CHECK: %[[CONV:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[W]] :
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[CONV]]
+// CHECK-NEXT: return %[[C]]
+#gin = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh + kh, ow + kw, g, c)>
+#gfilter = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>
+#gout = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>
+func.func @grouped_bn(%x: tensor<1x4x4x2x1xf32>) -> tensor<1x4x4x4xf32> {
+  %w = arith.constant dense<1.0> : tensor<2x1x1x1x2xf32>
+  %scale = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x2x2xf32>) -> tensor<1x4x4x2x2xf32>
+  %conv = linalg.generic {indexing_maps = [#gin, #gfilter, #gout],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x4x4x2x1xf32>, tensor<2x1x1x1x2xf32>) outs(%init : tensor<1x4x4x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x2x2xf32>
+  %c = tensor.collapse_shape %conv [[0], [1], [2], [3, 4]] : tensor<1x4x4x2x2xf32> into tensor<1x4x4x4xf32>
+  %e4 = tensor.empty() : tensor<1x4x4x4xf32>
+  %m = linalg.generic {indexing_maps = [#id, #chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %scale : tensor<1x4x4x4xf32>, tensor<4xf32>) outs(%e4 : tensor<1x4x4x4xf32>) {
+  ^bb0(%a: f32, %s: f32, %out: f32):
+    %r = arith.mulf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x4xf32>
+  return %m : tensor<1x4x4x4xf32>
+}

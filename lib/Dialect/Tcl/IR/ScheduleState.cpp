@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Dialect/Tcl/IR/ScheduleState.h"
+#include "tcl/Support/GroupedConv.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -16,34 +17,47 @@ using namespace mlir::tcl;
 // indexing maps in LinalgNamedStructuredOps.yaml); `decompose` drops an
 // (output, window) pair once both have extent 1, as linalg's decomposition
 // patterns require.
+namespace {
+constexpr std::nullopt_t none = std::nullopt;
+} // namespace
+
 static const AnchorInfo kAnchors[] = {
-    {"linalg.matmul", AnchorClass::Matmul, "ppr", std::nullopt, std::nullopt,
+    // name, class, loop kinds, height pair, width pair, channel, input
+    // channel, group, decomposed name, vectorizable
+    {"linalg.matmul", AnchorClass::Matmul, "ppr", none, none, none, none, none,
      "", true},
-    {"linalg.matmul_transpose_b", AnchorClass::Matmul, "ppr", std::nullopt,
-     std::nullopt, "", true},
-    {"linalg.batch_matmul", AnchorClass::BatchMatmul, "pppr", std::nullopt,
-     std::nullopt, "", true},
+    {"linalg.matmul_transpose_b", AnchorClass::Matmul, "ppr", none, none, none,
+     none, none, "", true},
+    {"linalg.batch_matmul", AnchorClass::BatchMatmul, "pppr", none, none, none,
+     none, none, "", true},
     // (n, oh, ow, f, kh, kw, c)
     {"linalg.conv_2d_nhwc_hwcf", AnchorClass::Conv2D, "pppprrr",
-     WindowDims{1, 4}, WindowDims{2, 5}, "linalg.conv_1d_nwc_wcf", false},
+     WindowDims{1, 4}, WindowDims{2, 5}, 3, 6, none, "linalg.conv_1d_nwc_wcf",
+     false},
     // (n, f, oh, ow, c, kh, kw)
     {"linalg.conv_2d_nchw_fchw", AnchorClass::Conv2D, "pppprrr",
-     WindowDims{2, 5}, WindowDims{3, 6}, "linalg.conv_1d_ncw_fcw", false},
+     WindowDims{2, 5}, WindowDims{3, 6}, 1, 4, none, "linalg.conv_1d_ncw_fcw",
+     false},
+    // (n, oh, ow, g, f, kh, kw, c): a 2-D convolution with a group loop,
+    // which `decompose` drops with the window pair.
+    {kGroupedConvAnchorName, AnchorClass::Conv2D, "ppppprrr",
+     WindowDims{kGroupedOH, kGroupedKH}, WindowDims{kGroupedOW, kGroupedKW},
+     kGroupedF, kGroupedC, kGroupedG, "linalg.conv_1d_nwc_wcf", false},
     // (n, oh, ow, c, kh, kw)
     {"linalg.depthwise_conv_2d_nhwc_hwc", AnchorClass::DepthwiseConv2D,
-     "pppprr", WindowDims{1, 4}, WindowDims{2, 5},
+     "pppprr", WindowDims{1, 4}, WindowDims{2, 5}, 3, none, none,
      "linalg.depthwise_conv_1d_nwc_wc", false},
     {"linalg.pooling_nhwc_max", AnchorClass::Pool2D, "pppprr", WindowDims{1, 4},
-     WindowDims{2, 5}, "linalg.pooling_nwc_max", false},
+     WindowDims{2, 5}, 3, none, none, "linalg.pooling_nwc_max", false},
     {"linalg.pooling_nhwc_sum", AnchorClass::Pool2D, "pppprr", WindowDims{1, 4},
-     WindowDims{2, 5}, "linalg.pooling_nwc_sum", false},
+     WindowDims{2, 5}, 3, none, none, "linalg.pooling_nwc_sum", false},
     // (n, c, oh, ow, kh, kw)
     {"linalg.pooling_nchw_max", AnchorClass::Pool2D, "pppprr", WindowDims{2, 4},
-     WindowDims{3, 5}, "linalg.pooling_ncw_max", false},
+     WindowDims{3, 5}, 1, none, none, "linalg.pooling_ncw_max", false},
     {"linalg.pooling_nchw_sum", AnchorClass::Pool2D, "pppprr", WindowDims{2, 4},
-     WindowDims{3, 5}, "linalg.pooling_ncw_sum", false},
-    {"linalg.generic", AnchorClass::Generic, "", std::nullopt, std::nullopt, "",
-     true},
+     WindowDims{3, 5}, 1, none, none, "linalg.pooling_ncw_sum", false},
+    {"linalg.generic", AnchorClass::Generic, "", none, none, none, none, none,
+     "", true},
 };
 
 const AnchorInfo *mlir::tcl::lookupAnchor(StringRef opName) {
@@ -51,6 +65,16 @@ const AnchorInfo *mlir::tcl::lookupAnchor(StringRef opName) {
     if (info.opName == opName)
       return &info;
   return nullptr;
+}
+
+StringRef mlir::tcl::getAnchorName(Operation *op) {
+  if (matchGroupedConv(op))
+    return kGroupedConvAnchorName;
+  return op->getName().getStringRef();
+}
+
+const AnchorInfo *mlir::tcl::lookupAnchor(Operation *op) {
+  return lookupAnchor(getAnchorName(op));
 }
 
 ArrayRef<AnchorInfo> mlir::tcl::getSupportedAnchors() { return kAnchors; }

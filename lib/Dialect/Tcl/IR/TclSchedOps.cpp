@@ -374,9 +374,19 @@ LogicalResult DecomposeOp::applyToState(ScheduleState &state) {
            << ") tiled to 1; the current extents are "
            << formatSizes(llvm::map_to_vector(
                   state.dims, [](const LoopDim &dim) { return dim.extent; }));
-  // Erase the higher index first so the lower one stays valid.
-  state.dims.erase(state.dims.begin() + dropped->window);
-  state.dims.erase(state.dims.begin() + dropped->output);
+  // A grouped convolution becomes a plain one only within one group.
+  if (anchor.groupDim && state.dims[*anchor.groupDim].extent != 1)
+    return emitOpError("needs the group loop d")
+           << *anchor.groupDim << " tiled to 1; the current extents are "
+           << formatSizes(llvm::map_to_vector(
+                  state.dims, [](const LoopDim &dim) { return dim.extent; }));
+  // Erase the higher indices first so the lower ones stay valid.
+  SmallVector<unsigned, 3> erased = {dropped->output, dropped->window};
+  if (anchor.groupDim)
+    erased.push_back(*anchor.groupDim);
+  llvm::sort(erased, std::greater<unsigned>());
+  for (unsigned dim : erased)
+    state.dims.erase(state.dims.begin() + dim);
   state.anchorName = anchor.decomposedName.str();
   state.decomposed = true;
   return success();

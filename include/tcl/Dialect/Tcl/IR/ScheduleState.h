@@ -57,6 +57,15 @@ struct AnchorInfo {
   StringRef loopKinds;
   /// For 2-D window ops: the H and W (output, window) loop pairs.
   std::optional<WindowDims> heightDims, widthDims;
+  /// For 2-D window ops: the channel loop that schedules vectorize (the
+  /// output channel of a convolution, the channel of a depthwise
+  /// convolution or pooling).
+  std::optional<unsigned> channelDim;
+  /// For convolutions: the input channel loop they reduce over.
+  std::optional<unsigned> inputChannelDim;
+  /// For grouped convolutions: the group loop, which `decompose` removes
+  /// too (it must then have extent 1).
+  std::optional<unsigned> groupDim;
   /// Operation name after `decompose` (empty if it cannot be decomposed).
   StringRef decomposedName;
   /// Whether MLIR's vectorizer handles this op directly.
@@ -66,6 +75,14 @@ struct AnchorInfo {
 /// Returns the description of `opName`, or nullptr if it cannot anchor a
 /// schedule.
 const AnchorInfo *lookupAnchor(StringRef opName);
+/// Returns the description of payload op `op`, or nullptr if it cannot
+/// anchor a schedule. A linalg.generic of a form tcl schedules like a named
+/// op (a grouped convolution, see tcl/Support/GroupedConv.h) gets that
+/// form's description.
+const AnchorInfo *lookupAnchor(Operation *op);
+/// The anchor name schedules use for payload op `op`: the form's name for a
+/// recognized linalg.generic, else the operation name.
+StringRef getAnchorName(Operation *op);
 /// All supported anchor operation names (for diagnostics).
 ArrayRef<AnchorInfo> getSupportedAnchors();
 

@@ -123,6 +123,8 @@ def Tcl_DecomposeOp : Tcl_PrimitiveOp<"decompose"> {
     Once an output window dimension and its kernel dimension (H or W) have
     extent 1 in the current tile, rewrites a 2-D convolution or pooling as
     its 1-D form, which MLIR vectorizes. The two dimensions leave the domain.
+    A grouped convolution also needs its group dimension at extent 1, and
+    becomes a plain 1-D convolution: the group dimension leaves too.
   }];
   let assemblyFormat = "attr-dict";
 }

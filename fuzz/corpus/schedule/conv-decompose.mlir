@@ -1,0 +1,6 @@
+tcl.sched.schedule task "conv" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-avx512"
+    loops [1 parallel, 8 parallel, 8 parallel, 16 parallel, 3 reduction, 3 reduction, 8 reduction] {
+  tcl.sched.tile [1, 1, 4, 8, 1, 1, 1]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+}

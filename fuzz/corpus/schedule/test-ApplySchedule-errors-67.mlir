@@ -1,0 +1,3 @@
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
+    loops [16 parallel, 8 parallel, 8 reduction] {
+}

@@ -1,0 +1,5 @@
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
+    loops [8 parallel, 8 parallel, 8 reduction] {
+  tcl.sched.tile [4, 4, 4]
+  tcl.sched.pad [3]
+}

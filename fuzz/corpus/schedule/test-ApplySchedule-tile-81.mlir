@@ -1,0 +1,5 @@
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
+    loops [256 parallel, 256 parallel, 256 reduction] {
+  tcl.sched.tile [64, 128, 0]
+  tcl.sched.tile [8, 32, 4]
+}

@@ -1,0 +1,5 @@
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 64 reduction] {
+  tcl.sched.tile [16, 16, 16]
+  tcl.sched.pad [0, 1, 2] hoist 2
+}

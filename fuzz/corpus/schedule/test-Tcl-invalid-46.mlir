@@ -1,0 +1,5 @@
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [8 parallel, 8 parallel, 8 reduction] {
+  tcl.sched.tile [4, 4, 4]
+  tcl.sched.unroll level 0 dim 2 by 2
+}

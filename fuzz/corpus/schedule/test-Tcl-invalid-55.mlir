@@ -1,0 +1,7 @@
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [8 parallel, 8 parallel, 8 reduction] {
+  tcl.sched.tile [4, 4, 2]
+  tcl.sched.interchange [0, 2, 1]
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+}

@@ -1,0 +1,3 @@
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [8 parallel, 8 serial, 8 reduction] {
+}

@@ -1,0 +1,1 @@
+//===- old-name.cpp - A file renamed without its banner -------------------===//
