@@ -219,6 +219,41 @@ Value fromNhwc(Importer &im, Value y, const WindowGeometry &g) {
   return im.reshape(nchw, {ys[0], ys[1], ys[3]});
 }
 
+/// A grouped convolution of an NHWC `input` (C = group x C/group channels)
+/// with `filter` in the grouped form's [G, KH, KW, C/G, F/G] layout, as one
+/// op (tcl/Support/GroupedConv.h), its result [N, OH, OW, F].
+Value groupedConvNhwc(Importer &im, Value input, Value filter, int64_t group,
+                      llvm::ArrayRef<int64_t> outNHW, int64_t groupOut,
+                      const GroupedConvWindow &window) {
+  llvm::ArrayRef<int64_t> is = Importer::shapeOf(input);
+  SmallVector<ReassociationIndices> lastSplit = {{0}, {1}, {2}, {3, 4}};
+  Value groupedInput = im.b.create<tensor::ExpandShapeOp>(
+      im.loc, im.f32Tensor({is[0], is[1], is[2], group, is[3] / group}), input,
+      lastSplit);
+  Value init =
+      im.filled({outNHW[0], outNHW[1], outNHW[2], group, groupOut}, 0.0f);
+  Value grouped =
+      buildGroupedConv(im.b, im.loc, groupedInput, filter, init, window);
+  return im.b.create<tensor::CollapseShapeOp>(
+      im.loc, im.f32Tensor({outNHW[0], outNHW[1], outNHW[2], group * groupOut}),
+      grouped, lastSplit);
+}
+
+/// The convolution's result plus its optional bias (input 2), which
+/// broadcasts along the channels, innermost in NHWC.
+llvm::Expected<Value> addBias(Importer &im, const onnx::NodeProto &node,
+                              Value result) {
+  Value bias;
+  if (llvm::Error e = im.optionalInput(node, 2, bias))
+    return std::move(e);
+  if (!bias)
+    return result;
+  return im.elementwise(
+      node, {result, bias}, [](OpBuilder &b, Location loc, ValueRange args) {
+        return b.create<arith::AddFOp>(loc, args[0], args[1]).getResult();
+      });
+}
+
 /// ONNX convolutions are NCHW. tcl computes them channels-last (NHWC input,
 /// HWCF/HWC weights), the layout its convolution schedules vectorize well:
 /// the input is transposed in, the weights are permuted at import, and the
@@ -279,36 +314,19 @@ llvm::Error convertConv(Importer &im, const onnx::NodeProto &node) {
     // convolution over channels viewed as [group, C/group], which tcl
     // schedules as one task (tcl/Support/GroupedConv.h).
     int64_t groupIn = c / group, groupOut = f / group;
-    llvm::ArrayRef<int64_t> is = Importer::shapeOf(input);
-    SmallVector<ReassociationIndices> lastSplit = {{0}, {1}, {2}, {3, 4}};
-    Value groupedInput = im.b.create<tensor::ExpandShapeOp>(
-        im.loc, im.f32Tensor({is[0], is[1], is[2], group, groupIn}), input,
-        lastSplit);
     // [F, C/G, KH, KW] = [G, F/G, C/G, KH, KW] -> [G, KH, KW, C/G, F/G]
     Value filter = weights->permuted(
         im, {group, groupOut, groupIn, ws[2], ws[3]}, {0, 3, 4, 2, 1});
-    Value init = im.filled({n, g->outH, g->outW, group, groupOut}, 0.0f);
     GroupedConvWindow window;
     window.strides = g->strides;
     window.dilations = g->dilations;
-    Value grouped =
-        buildGroupedConv(im.b, im.loc, groupedInput, filter, init, window);
-    result = im.b.create<tensor::CollapseShapeOp>(
-        im.loc, im.f32Tensor({n, g->outH, g->outW, f}), grouped, lastSplit);
+    result = groupedConvNhwc(im, input, filter, group, {n, g->outH, g->outW},
+                             groupOut, window);
   }
-  Value bias;
-  if (llvm::Error e = im.optionalInput(node, 2, bias))
-    return e;
-  if (bias) {
-    // Channels last: the bias broadcasts along the innermost dimension.
-    auto biased = im.elementwise(
-        node, {result, bias}, [](OpBuilder &b, Location loc, ValueRange args) {
-          return b.create<arith::AddFOp>(loc, args[0], args[1]).getResult();
-        });
-    if (!biased)
-      return biased.takeError();
-    result = *biased;
-  }
+  auto biased = addBias(im, node, result);
+  if (!biased)
+    return biased.takeError();
+  result = *biased;
   im.define(node, fromNhwc(im, result, *g));
   return llvm::Error::success();
 }
@@ -593,31 +611,15 @@ llvm::Error convertConvTranspose(Importer &im, const onnx::NodeProto &node) {
                      ValueRange{spread, filter}, ValueRange{init}, attrs)
                  .getResult(0);
   } else {
-    llvm::ArrayRef<int64_t> ss = Importer::shapeOf(spread);
-    SmallVector<ReassociationIndices> lastSplit = {{0}, {1}, {2}, {3, 4}};
-    Value groupedInput = im.b.create<tensor::ExpandShapeOp>(
-        im.loc, im.f32Tensor({ss[0], ss[1], ss[2], group, groupIn}), spread,
-        lastSplit);
-    Value init = im.filled({n, g->out[0], g->out[1], group, groupOut}, 0.0f);
     GroupedConvWindow window;
     window.dilations = g->dilations;
-    Value grouped =
-        buildGroupedConv(im.b, im.loc, groupedInput, filter, init, window);
-    result = im.b.create<tensor::CollapseShapeOp>(
-        im.loc, im.f32Tensor({n, g->out[0], g->out[1], f}), grouped, lastSplit);
+    result = groupedConvNhwc(im, spread, filter, group,
+                             {n, g->out[0], g->out[1]}, groupOut, window);
   }
-  Value bias;
-  if (llvm::Error e = im.optionalInput(node, 2, bias))
-    return e;
-  if (bias) {
-    auto biased = im.elementwise(
-        node, {result, bias}, [](OpBuilder &b, Location loc, ValueRange args) {
-          return b.create<arith::AddFOp>(loc, args[0], args[1]).getResult();
-        });
-    if (!biased)
-      return biased.takeError();
-    result = *biased;
-  }
+  auto biased = addBias(im, node, result);
+  if (!biased)
+    return biased.takeError();
+  result = *biased;
   WindowGeometry layout;
   layout.oneDimensional = oneDimensional;
   im.define(node, fromNhwc(im, result, layout));
