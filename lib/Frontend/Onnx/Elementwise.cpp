@@ -95,6 +95,28 @@ template <typename OpTy> Converter unaryOp() {
   });
 }
 
+/// Integer division as ONNX's Div (truncating) that cannot trap, as x86's
+/// idiv does on a zero divisor and on INT64_MIN / -1: a zero divisor gives
+/// 0 (as numpy), and -1 negates with wraparound.
+Value divideWithoutTrap(OpBuilder &b, Location loc, Value dividend,
+                        Value divisor) {
+  Type type = dividend.getType();
+  auto constant = [&](int64_t value) -> Value {
+    return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, value));
+  };
+  Value zero = constant(0);
+  Value byZero =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, divisor, zero);
+  Value byMinusOne = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                             divisor, constant(-1));
+  Value special = b.create<arith::OrIOp>(loc, byZero, byMinusOne);
+  Value safe = b.create<arith::SelectOp>(loc, special, constant(1), divisor);
+  Value quotient = b.create<arith::DivSIOp>(loc, dividend, safe);
+  Value negated = b.create<arith::SubIOp>(loc, zero, dividend);
+  quotient = b.create<arith::SelectOp>(loc, byMinusOne, negated, quotient);
+  return b.create<arith::SelectOp>(loc, byZero, zero, quotient);
+}
+
 /// Binary ops, and variadic ones (Max, Min, Sum) folded left to right: the
 /// float op, or the integer one on integers (none: an error).
 template <typename FloatOp, typename IntOp = void> Converter binary() {
@@ -114,7 +136,10 @@ template <typename FloatOp, typename IntOp = void> Converter binary() {
           for (Value next : args.drop_front().drop_back()) {
             if constexpr (!std::is_void_v<IntOp>) {
               if (!onFloats) {
-                acc = b.create<IntOp>(loc, acc, next);
+                if constexpr (std::is_same_v<IntOp, arith::DivSIOp>)
+                  acc = divideWithoutTrap(b, loc, acc, next);
+                else
+                  acc = b.create<IntOp>(loc, acc, next);
                 continue;
               }
             }

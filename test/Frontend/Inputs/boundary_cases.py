@@ -70,3 +70,23 @@ case("uint8_image",
      [("y", image.astype(np.float32) * scale),
       ("brightest", np.array(image.max(), np.uint8))],
      [("scale", scale)])
+
+# Integer division at run time truncates as ONNX's Div, and never traps: a
+# zero divisor gives 0, INT64_MIN / -1 wraps (x86's idiv faults on both).
+low = np.iinfo(np.int64).min
+dividend = np.array([7, -7, 5, low, 9, low], np.int64)
+divisor = np.array([2, 2, 0, -1, -3, 0], np.int64)
+
+
+def truncated(a, b):
+    if b == 0:
+        return 0
+    q = abs(int(a)) // abs(int(b)) * (1 if (a < 0) == (b < 0) else -1)
+    return (q + 2**63) % 2**64 - 2**63  # int64 wraparound
+
+
+case("int_div_runtime",
+     [helper.make_node("Div", ["a", "b"], ["q"])],
+     [("a", dividend), ("b", divisor)],
+     [("q", np.array([truncated(a, b) for a, b in zip(dividend, divisor)],
+                     np.int64))])
