@@ -67,12 +67,19 @@ static std::string describeOp(Operation *op) {
       continue;
     os << " " << attr.getName().getValue() << "=" << attr.getValue();
   }
-  // The body of a generic: its operations in order.
+  // The body of a generic: its operations in order, and the tensors it
+  // reads with tensor.extract from outside (a gather's table): two gathers
+  // from tables of different sizes are different workloads.
   if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
     os << " {";
     for (Operation &inner : generic.getBody()->without_terminator())
       os << inner.getName() << ";";
     os << "}";
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(generic.getRegion(), captured);
+    for (Value value : captured)
+      if (isa<TensorType>(value.getType()))
+        os << " reads " << value.getType();
   }
   return text;
 }
