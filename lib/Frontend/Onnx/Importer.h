@@ -302,6 +302,12 @@ public:
   static llvm::Expected<int64_t> normalizeAxis(const onnx::NodeProto &node,
                                                int64_t axis, int64_t rank,
                                                int64_t bound);
+  /// The node's `axis` attribute (`fallback` if absent) normalized for a
+  /// rank-`rank` input, as normalizeAxis(node, axis, rank, rank).
+  static llvm::Expected<int64_t> axisAttribute(const onnx::NodeProto &node,
+                                               int64_t rank, int64_t fallback) {
+    return normalizeAxis(node, getInt(node, "axis", fallback), rank, rank);
+  }
 
   /// A tensor of `shape` whose element at each index is `source`'s element
   /// at the position `position` computes (from linalg.index values and the

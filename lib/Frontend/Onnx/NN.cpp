@@ -273,8 +273,8 @@ llvm::Error convertSoftmax(Importer &im, const onnx::NodeProto &node,
   llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
   int64_t rank = xs.size();
   bool flattening = im.opset < 13;
-  llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
-      node, Importer::getInt(node, "axis", flattening ? 1 : -1), rank, rank);
+  llvm::Expected<int64_t> normalized =
+      Importer::axisAttribute(node, rank, flattening ? 1 : -1);
   if (!normalized)
     return normalized.takeError();
   int64_t axis = *normalized;
@@ -332,8 +332,7 @@ llvm::Error convertLayerNorm(Importer &im, const onnx::NodeProto &node) {
     return e;
   llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
   int64_t rank = xs.size();
-  llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
-      node, Importer::getInt(node, "axis", -1), rank, rank);
+  llvm::Expected<int64_t> normalized = Importer::axisAttribute(node, rank, -1);
   if (!normalized)
     return normalized.takeError();
   SmallVector<int64_t> axes;

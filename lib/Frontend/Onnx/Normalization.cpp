@@ -153,8 +153,7 @@ llvm::Error convertLpNorm(Importer &im, const onnx::NodeProto &node) {
     return error(Importer::describe(node) + ": needs a float input");
   llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
   int64_t rank = xs.size();
-  auto axis = Importer::normalizeAxis(node, Importer::getInt(node, "axis", -1),
-                                      rank, rank);
+  auto axis = Importer::axisAttribute(node, rank, -1);
   if (!axis)
     return axis.takeError();
   int64_t p = Importer::getInt(node, "p", 2);

@@ -284,8 +284,7 @@ llvm::Error convertArgExtreme(Importer &im, const onnx::NodeProto &node,
     return error(Importer::describe(node) + ": bool inputs are not supported");
   llvm::ArrayRef<int64_t> xs = Importer::shapeOf(x);
   int64_t rank = xs.size();
-  llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
-      node, Importer::getInt(node, "axis", 0), rank, rank);
+  llvm::Expected<int64_t> normalized = Importer::axisAttribute(node, rank, 0);
   if (!normalized)
     return normalized.takeError();
   int64_t axis = *normalized;

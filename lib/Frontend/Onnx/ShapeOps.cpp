@@ -268,8 +268,7 @@ llvm::Error convertConcat(Importer &im, const onnx::NodeProto &node) {
     return e;
   llvm::ArrayRef<int64_t> first = Importer::shapeOf(inputs[0]);
   int64_t rank = first.size();
-  llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
-      node, Importer::getInt(node, "axis", 0), rank, rank);
+  llvm::Expected<int64_t> normalized = Importer::axisAttribute(node, rank, 0);
   if (!normalized)
     return normalized.takeError();
   int64_t axis = *normalized;
@@ -352,8 +351,7 @@ llvm::Error convertGather(Importer &im, const onnx::NodeProto &node) {
     return e;
   llvm::ArrayRef<int64_t> ds = Importer::shapeOf(data);
   int64_t rank = ds.size();
-  llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
-      node, Importer::getInt(node, "axis", 0), rank, rank);
+  llvm::Expected<int64_t> normalized = Importer::axisAttribute(node, rank, 0);
   if (!normalized)
     return normalized.takeError();
   int64_t axis = *normalized;
@@ -444,8 +442,7 @@ llvm::Error convertSplit(Importer &im, const onnx::NodeProto &node) {
     return e;
   llvm::ArrayRef<int64_t> shape = Importer::shapeOf(data);
   int64_t rank = shape.size();
-  llvm::Expected<int64_t> normalized = Importer::normalizeAxis(
-      node, Importer::getInt(node, "axis", 0), rank, rank);
+  llvm::Expected<int64_t> normalized = Importer::axisAttribute(node, rank, 0);
   if (!normalized)
     return normalized.takeError();
   int64_t axis = *normalized;

@@ -422,8 +422,7 @@ private:
     if (node.op_type() != "LayerNormalization" || !x)
       return llvm::Error::success();
     int64_t rank = x->size();
-    auto axis = Importer::normalizeAxis(
-        node, Importer::getInt(node, "axis", -1), rank, rank);
+    auto axis = Importer::axisAttribute(node, rank, -1);
     if (axis)
       return llvm::Error::success();
     // The message names the node; the validator's also say where it is.
