@@ -96,13 +96,21 @@ static llvm::Error writeTaskTable(ModuleOp module, llvm::StringRef path) {
 /// The input as a module: ONNX imported (and optimized), or MLIR parsed.
 static llvm::Expected<OwningOpRef<ModuleOp>>
 readInput(const CompileOptions &options, MLIRContext &context,
-          llvm::SourceMgr &sourceMgr) {
+          llvm::SourceMgr &sourceMgr, TimingScope &timing) {
   if (llvm::StringRef(options.input).ends_with(".onnx")) {
+    TimingScope importing = timing.nest("import ONNX");
     auto imported = importOnnxFile(options.input, &context, options.import);
     if (!imported)
       return imported.takeError();
-    if (options.optimizeGraph && failed(tcl::optimizeGraph(**imported)))
-      return error("the graph optimizations failed");
+    importing.stop();
+    if (options.optimizeGraph) {
+      PassManager pm(&context);
+      buildGraphOptimizationPipeline(pm);
+      TimingScope optimizing = timing.nest("optimize the graph");
+      pm.enableTiming(optimizing);
+      if (failed(pm.run(**imported)))
+        return error("the graph optimizations failed");
+    }
     return std::move(*imported);
   }
   std::string message;
@@ -156,7 +164,8 @@ static llvm::Error useTuningDatabase(ModuleOp module, const Platform &platform,
 
 /// Lowers `module` to LLVM and writes what `options.emit` asks for.
 static llvm::Error emitNativeCode(ModuleOp module, const Platform &platform,
-                                  const CompileOptions &options) {
+                                  const CompileOptions &options,
+                                  TimingScope &timing) {
   // The C API of the entry function, read before lowering changes it.
   std::optional<ModelInterface> api;
   if (options.emit == EmitKind::SharedLibrary &&
@@ -170,14 +179,20 @@ static llvm::Error emitNativeCode(ModuleOp module, const Platform &platform,
   std::vector<FunctionSignature> signatures = getFunctionSignatures(module);
   PassManager pm(module.getContext());
   buildLowerToLLVMPipeline(pm, LoweringOptions(platform));
+  TimingScope lowering = timing.nest("schedule and lower to the LLVM dialect");
+  pm.enableTiming(lowering);
   if (failed(pm.run(module)))
     return error("lowering failed (see the diagnostics above)");
+  lowering.stop();
 
   const TargetArch &target = platform.getTarget();
+  CodegenOptions codegen;
+  codegen.threads = options.compileThreads;
+  codegen.timing = &timing;
   if (options.emit == EmitKind::SharedLibrary) {
     if (llvm::Error failure = emitSharedLibrary(
             module, target, platform.getThreads() > 1, options.output,
-            signatures, api ? api->getSource() : ""))
+            signatures, api ? api->getSource() : "", codegen))
       return failure;
     if (!api)
       return llvm::Error::success();
@@ -191,7 +206,7 @@ static llvm::Error emitNativeCode(ModuleOp module, const Platform &platform,
     return llvm::Error::success();
   }
   if (options.emit == EmitKind::Object)
-    return emitObjectFile(module, target, options.output);
+    return emitObjectFile(module, target, options.output, codegen);
   auto output = openOutput(options.output);
   if (!output)
     return output.takeError();
@@ -220,8 +235,12 @@ mlir::tcl::compileModel(const CompileOptions &options,
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  // Reports to standard error when it goes out of scope.
+  DefaultTimingManager timingManager;
+  timingManager.setEnabled(options.timing);
+  TimingScope timing = timingManager.getRootScope();
 
-  auto module = readInput(options, context, sourceMgr);
+  auto module = readInput(options, context, sourceMgr, timing);
   if (!module)
     return module.takeError();
   if (nativeCode && options.emit != EmitKind::LLVM && options.output == "-")
@@ -243,10 +262,13 @@ mlir::tcl::compileModel(const CompileOptions &options,
     if (llvm::Error failure = checkHostSupports(target))
       return error("cannot tune here: " + llvm::toString(std::move(failure)));
 
-  if (!options.tuningDatabase.empty())
+  if (!options.tuningDatabase.empty()) {
+    TimingScope tuning =
+        timing.nest(options.tune ? "tune" : "read the tuning database");
     if (llvm::Error failure =
             useTuningDatabase(**module, platform, options, report, progress))
       return std::move(failure);
+  }
 
   switch (options.emit) {
   case EmitKind::Graph:
@@ -270,7 +292,8 @@ mlir::tcl::compileModel(const CompileOptions &options,
   case EmitKind::LLVM:
   case EmitKind::Object:
   case EmitKind::SharedLibrary:
-    if (llvm::Error failure = emitNativeCode(**module, platform, options))
+    if (llvm::Error failure =
+            emitNativeCode(**module, platform, options, timing))
       return std::move(failure);
     return report;
   }

@@ -16,6 +16,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/SmallVectorExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -26,10 +28,13 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <optional>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -75,18 +80,37 @@ mlir::tcl::createTargetMachine(const TargetArch &platform) {
   return machine;
 }
 
-llvm::Expected<std::unique_ptr<llvm::Module>>
-mlir::tcl::translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
-                                llvm::TargetMachine &machine) {
+/// A timer for one phase under `parent`, or none.
+static TimingScope nestTimer(TimingScope *parent, llvm::StringRef name) {
+  return parent ? parent->nest(name) : TimingScope();
+}
+
+/// `module` translated to LLVM IR for `machine`, not yet optimized.
+static llvm::Expected<std::unique_ptr<llvm::Module>>
+translate(ModuleOp module, llvm::LLVMContext &llvmContext,
+          llvm::TargetMachine &machine) {
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return llvm::createStringError("translation to LLVM IR failed");
   llvmModule->setDataLayout(machine.createDataLayout());
   llvmModule->setTargetTriple(machine.getTargetTriple().getTriple());
-  auto optimize =
-      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, &machine);
-  if (llvm::Error error = optimize(llvmModule.get()))
+  return llvmModule;
+}
+
+static llvm::Error optimize(llvm::Module &llvmModule,
+                            llvm::TargetMachine &machine) {
+  return makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                   &machine)(&llvmModule);
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+mlir::tcl::translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
+                                llvm::TargetMachine &machine) {
+  auto llvmModule = translate(module, llvmContext, machine);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  if (llvm::Error error = optimize(**llvmModule, machine))
     return std::move(error);
   return llvmModule;
 }
@@ -107,44 +131,190 @@ llvm::Error mlir::tcl::writeObjectFile(llvm::Module &llvmModule,
   return llvm::Error::success();
 }
 
+/// Gives the large constant arrays of `llvmModule` (a model's weights) the
+/// type of a byte array with the same bytes and alignment, and returns them.
+/// The assembler writes a float array one element at a time (a data layout
+/// query, an APFloat and a streamer call each: seconds for a ResNet's 11M
+/// weights), a byte array as one block. Uses address the global, not its type
+/// (opaque pointers), so code does not change.
+static std::vector<llvm::GlobalVariable *>
+flattenLargeConstants(llvm::Module &llvmModule) {
+  std::vector<llvm::GlobalVariable *> flattened;
+  constexpr uint64_t kMinBytes = 4096;
+  const llvm::DataLayout &layout = llvmModule.getDataLayout();
+  // The bytes of an array of arrays of numbers (or zeros), in memory order;
+  // false for anything else.
+  std::function<bool(llvm::Constant *, std::string &)> appendBytes =
+      [&](llvm::Constant *value, std::string &bytes) {
+        if (isa<llvm::ConstantAggregateZero>(value)) {
+          bytes.append(layout.getTypeAllocSize(value->getType()), '\0');
+          return true;
+        }
+        if (auto *data = dyn_cast<llvm::ConstantDataArray>(value)) {
+          bytes.append(data->getRawDataValues());
+          return true;
+        }
+        auto *array = dyn_cast<llvm::ConstantArray>(value);
+        if (!array)
+          return false;
+        for (llvm::Use &element : array->operands())
+          if (!appendBytes(cast<llvm::Constant>(element.get()), bytes))
+            return false;
+        return true;
+      };
+  for (llvm::GlobalVariable &global :
+       llvm::make_early_inc_range(llvmModule.globals())) {
+    if (!global.isConstant() || !global.hasInitializer() ||
+        !global.getValueType()->isArrayTy() ||
+        global.getValueType()->getArrayElementType()->isIntegerTy(8) ||
+        layout.getTypeAllocSize(global.getValueType()) < kMinBytes)
+      continue;
+    std::string bytes;
+    if (!appendBytes(global.getInitializer(), bytes) ||
+        bytes.size() != layout.getTypeAllocSize(global.getValueType()))
+      continue;
+    llvm::Constant *flat = llvm::ConstantDataArray::getRaw(
+        bytes, bytes.size(), llvm::Type::getInt8Ty(llvmModule.getContext()));
+    auto *replacement = new llvm::GlobalVariable(
+        llvmModule, flat->getType(), /*isConstant=*/true, global.getLinkage(),
+        flat, "", &global, global.getThreadLocalMode(),
+        global.getAddressSpace());
+    replacement->copyAttributesFrom(&global);
+    replacement->setAlignment(layout.getPreferredAlign(&global));
+    replacement->takeName(&global);
+    global.replaceAllUsesWith(replacement);
+    global.eraseFromParent();
+    flattened.push_back(replacement);
+  }
+  return flattened;
+}
+
+/// Moves the definitions of `constants` (globals of `llvmModule`) into a
+/// module of their own, leaving declarations in their place: the data that
+/// code generation only copies stays out of the module that is split and
+/// serialized for the threads.
+static std::unique_ptr<llvm::Module>
+moveConstants(llvm::Module &llvmModule,
+              llvm::ArrayRef<llvm::GlobalVariable *> constants) {
+  auto data =
+      std::make_unique<llvm::Module>("tcl.data", llvmModule.getContext());
+  data->setDataLayout(llvmModule.getDataLayout());
+  data->setTargetTriple(llvmModule.getTargetTriple());
+  for (auto [index, global] : llvm::enumerate(constants)) {
+    std::string name = global->hasName() ? global->getName().str()
+                                         : "tcl.data." + std::to_string(index);
+    global->setName("");
+    auto *declaration = new llvm::GlobalVariable(
+        llvmModule, global->getValueType(), /*isConstant=*/true,
+        llvm::GlobalValue::ExternalLinkage, nullptr, name);
+    declaration->setAlignment(global->getAlign());
+    declaration->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    global->replaceAllUsesWith(declaration);
+    global->removeFromParent();
+    data->insertGlobalVariable(global);
+    global->setName(name);
+    global->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    global->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  }
+  return data;
+}
+
+/// Optimizes and generates code for `llvmModule` on one thread per path of
+/// `objectPaths`: the module is split by function, and each share goes, as
+/// bitcode, to a thread with an LLVM context and target machine of its own
+/// (neither is thread-safe).
+static llvm::Error compileInParallel(llvm::Module &llvmModule,
+                                     const TargetArch &target,
+                                     llvm::ArrayRef<std::string> objectPaths) {
+  std::vector<llvm::SmallVector<char, 0>> shares;
+  llvm::SplitModule(
+      llvmModule, objectPaths.size(),
+      [&](std::unique_ptr<llvm::Module> share) {
+        llvm::raw_svector_ostream os(shares.emplace_back());
+        llvm::WriteBitcodeToFile(*share, os);
+      },
+      /*PreserveLocals=*/false, /*RoundRobin=*/true);
+  std::vector<std::string> failures(shares.size());
+  auto compileShare = [&](size_t index) {
+    llvm::LLVMContext context;
+    auto share = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(
+            llvm::StringRef(shares[index].data(), shares[index].size()),
+            "share"),
+        context);
+    if (!share) {
+      failures[index] = llvm::toString(share.takeError());
+      return;
+    }
+    auto machine = createTargetMachine(target);
+    if (!machine) {
+      failures[index] = llvm::toString(machine.takeError());
+      return;
+    }
+    if (llvm::Error error = optimize(**share, **machine))
+      failures[index] = llvm::toString(std::move(error));
+    else if (llvm::Error error =
+                 writeObjectFile(**share, **machine, objectPaths[index]))
+      failures[index] = llvm::toString(std::move(error));
+  };
+  std::vector<std::thread> workers;
+  for (size_t index = 1; index < shares.size(); ++index)
+    workers.emplace_back(compileShare, index);
+  compileShare(0);
+  for (std::thread &worker : workers)
+    worker.join();
+  for (const std::string &failure : failures)
+    if (!failure.empty())
+      return llvm::createStringError(failure);
+  return llvm::Error::success();
+}
+
 /// `module` translated and optimized for `target`, with the machine that
 /// generates its code.
 static llvm::Expected<std::pair<std::unique_ptr<llvm::TargetMachine>,
                                 std::unique_ptr<llvm::Module>>>
 translateFor(ModuleOp module, const TargetArch &target,
-             llvm::LLVMContext &llvmContext) {
+             llvm::LLVMContext &llvmContext, TimingScope *timing) {
   auto machine = createTargetMachine(target);
   if (!machine)
     return machine.takeError();
-  auto llvmModule = translateAndOptimize(module, llvmContext, **machine);
+  TimingScope translating = nestTimer(timing, "translate to LLVM IR");
+  auto llvmModule = translate(module, llvmContext, **machine);
   if (!llvmModule)
     return llvmModule.takeError();
+  translating.stop();
+  TimingScope optimizing = nestTimer(timing, "LLVM -O3");
+  if (llvm::Error error = optimize(**llvmModule, **machine))
+    return std::move(error);
   return std::make_pair(std::move(*machine), std::move(*llvmModule));
 }
 
 llvm::Error mlir::tcl::emitObjectFile(ModuleOp module, const TargetArch &target,
-                                      llvm::StringRef path) {
+                                      llvm::StringRef path,
+                                      const CodegenOptions &options) {
   llvm::LLVMContext llvmContext;
-  auto translated = translateFor(module, target, llvmContext);
+  auto translated = translateFor(module, target, llvmContext, options.timing);
   if (!translated)
     return translated.takeError();
+  flattenLargeConstants(*translated->second);
+  TimingScope generating = nestTimer(options.timing, "code generation");
   return writeObjectFile(*translated->second, *translated->first, path);
 }
 
 llvm::Error mlir::tcl::emitLLVMIR(ModuleOp module, const TargetArch &target,
                                   llvm::raw_ostream &os) {
   llvm::LLVMContext llvmContext;
-  auto translated = translateFor(module, target, llvmContext);
+  auto translated = translateFor(module, target, llvmContext, nullptr);
   if (!translated)
     return translated.takeError();
   translated->second->print(os, nullptr);
   return llvm::Error::success();
 }
 
-llvm::Error mlir::tcl::linkSharedLibrary(llvm::StringRef objectPath,
-                                         llvm::StringRef libraryPath,
-                                         bool usesOpenMP,
-                                         llvm::ArrayRef<std::string> cSources) {
+llvm::Error
+mlir::tcl::linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
+                             llvm::StringRef libraryPath, bool usesOpenMP,
+                             llvm::ArrayRef<std::string> cSources) {
   llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("clang-19");
   if (!linker)
     linker = llvm::sys::findProgramByName("cc");
@@ -153,8 +323,10 @@ llvm::Error mlir::tcl::linkSharedLibrary(llvm::StringRef objectPath,
                                    "(looked for clang-19 and cc)");
   std::string rpath = ("-Wl,-rpath," + getOpenMPRuntimeDir()).str();
   std::string libDir = ("-L" + getOpenMPRuntimeDir()).str();
-  llvm::SmallVector<llvm::StringRef> args = {
-      *linker, "-shared", "-fPIC", "-O2", "-o", libraryPath, objectPath};
+  llvm::SmallVector<llvm::StringRef> args = {*linker, "-shared", "-fPIC",
+                                             "-O2",   "-o",      libraryPath};
+  for (const std::string &object : objectPaths)
+    args.push_back(object);
   for (const std::string &source : cSources)
     args.push_back(source);
   args.push_back("-lm");
@@ -315,19 +487,39 @@ mlir::tcl::getFunctionSignatures(ModuleOp module) {
   return signatures;
 }
 
-llvm::Error
-mlir::tcl::emitSharedLibrary(ModuleOp module, const TargetArch &platform,
-                             bool usesOpenMP, llvm::StringRef libraryPath,
-                             llvm::ArrayRef<FunctionSignature> signatures,
-                             llvm::StringRef cApiSource) {
+/// Temporary files that are removed when this goes out of scope.
+struct TemporaryFiles {
+  ~TemporaryFiles() {
+    for (const std::string &path : paths)
+      llvm::sys::fs::remove(path);
+  }
+  llvm::Expected<std::string> create(llvm::StringRef prefix,
+                                     llvm::StringRef suffix) {
+    llvm::SmallString<128> path;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile(prefix, suffix, path))
+      return llvm::createStringError(ec, "cannot create a temporary file");
+    return paths.emplace_back(path);
+  }
+  std::vector<std::string> paths;
+};
+
+llvm::Error mlir::tcl::emitSharedLibrary(
+    ModuleOp module, const TargetArch &platform, bool usesOpenMP,
+    llvm::StringRef libraryPath, llvm::ArrayRef<FunctionSignature> signatures,
+    llvm::StringRef cApiSource, const CodegenOptions &options) {
+  auto machine = createTargetMachine(platform);
+  if (!machine)
+    return machine.takeError();
   llvm::LLVMContext llvmContext;
-  auto translated = translateFor(module, platform, llvmContext);
+  TimingScope translating = nestTimer(options.timing, "translate to LLVM IR");
+  auto translated = translate(module, llvmContext, **machine);
   if (!translated)
     return translated.takeError();
-  auto &[machine, llvmModule] = *translated;
+  llvm::Module &llvmModule = **translated;
   llvm::Constant *targetName =
       llvm::ConstantDataArray::getString(llvmContext, platform.name);
-  new llvm::GlobalVariable(*llvmModule, targetName->getType(),
+  new llvm::GlobalVariable(llvmModule, targetName->getType(),
                            /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, targetName,
                            kLibraryTargetSymbol);
@@ -335,33 +527,70 @@ mlir::tcl::emitSharedLibrary(ModuleOp module, const TargetArch &platform,
     llvm::Constant *text =
         llvm::ConstantDataArray::getString(llvmContext, signature.signature);
     new llvm::GlobalVariable(
-        *llvmModule, text->getType(), /*isConstant=*/true,
+        llvmModule, text->getType(), /*isConstant=*/true,
         llvm::GlobalValue::ExternalLinkage, text,
         (kLibrarySignatureSymbolPrefix + signature.name).str());
   }
-  llvm::SmallString<128> objectPath;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("tcl", "o", objectPath))
-    return llvm::createStringError(ec, "cannot create a temporary file");
-  llvm::FileRemover removeObject(objectPath);
-  if (llvm::Error error = writeObjectFile(*llvmModule, *machine, objectPath))
-    return error;
+  std::vector<llvm::GlobalVariable *> constants =
+      flattenLargeConstants(llvmModule);
+  translating.stop();
+
+  unsigned threads =
+      options.threads
+          ? options.threads
+          : llvm::heavyweight_hardware_concurrency().compute_thread_count();
+  unsigned functions = llvm::count_if(
+      llvmModule, [](llvm::Function &f) { return !f.isDeclaration(); });
+  threads = std::max(1u, std::min(threads, functions));
+  TemporaryFiles temporaries;
+  std::vector<std::string> objectPaths;
+  for (unsigned index = 0; index < threads; ++index) {
+    auto path = temporaries.create("tcl", "o");
+    if (!path)
+      return path.takeError();
+    objectPaths.push_back(*path);
+  }
+  if (threads == 1) {
+    TimingScope optimizing = nestTimer(options.timing, "LLVM -O3");
+    if (llvm::Error error = optimize(llvmModule, **machine))
+      return error;
+    optimizing.stop();
+    TimingScope generating = nestTimer(options.timing, "code generation");
+    if (llvm::Error error =
+            writeObjectFile(llvmModule, **machine, objectPaths.front()))
+      return error;
+  } else {
+    TimingScope compiling =
+        nestTimer(options.timing, "LLVM -O3 and code generation (" +
+                                      std::to_string(threads) + " threads)");
+    auto dataPath = temporaries.create("tcl-data", "o");
+    if (!dataPath)
+      return dataPath.takeError();
+    std::unique_ptr<llvm::Module> data = moveConstants(llvmModule, constants);
+    if (llvm::Error error = writeObjectFile(*data, **machine, *dataPath))
+      return error;
+    objectPaths.push_back(*dataPath);
+    if (llvm::Error error = compileInParallel(
+            llvmModule, platform, llvm::ArrayRef(objectPaths).drop_back()))
+      return error;
+  }
+
   std::vector<std::string> sources;
-  llvm::SmallString<128> sourcePath;
-  std::optional<llvm::FileRemover> removeSource;
   if (!cApiSource.empty()) {
-    int fd;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("tcl-api", "c", fd, sourcePath))
-      return llvm::createStringError(ec, "cannot create a temporary file");
-    removeSource.emplace(sourcePath);
-    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    auto path = temporaries.create("tcl-api", "c");
+    if (!path)
+      return path.takeError();
+    std::error_code ec;
+    llvm::raw_fd_ostream out(*path, ec);
+    if (ec)
+      return llvm::createStringError(ec, "cannot write " + *path);
     out << cApiSource;
     out.close();
-    sources.push_back(std::string(sourcePath));
+    sources.push_back(*path);
   }
+  TimingScope linking = nestTimer(options.timing, "link");
   if (llvm::Error error =
-          linkSharedLibrary(objectPath, libraryPath, usesOpenMP, sources))
+          linkSharedLibrary(objectPaths, libraryPath, usesOpenMP, sources))
     return error;
   return appendLibraryHash(libraryPath);
 }

@@ -85,6 +85,9 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
   pm.addPass(createCanonicalizerPass());
+  // Each loop nest in a function of its own: LLVM's optimizations then work
+  // on functions of one task's size, whatever the model's depth.
+  pm.addPass(createOutlineLoopNests());
 
   // Loops: leftover linalg ops become loops, scf.forall becomes scf.parallel.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

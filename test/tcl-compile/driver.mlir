@@ -21,8 +21,11 @@
 // UNKNOWN: tcl-compile: unknown target 'x86-avx1024'; known targets: x86-avx512 x86-avx2 x86-sse42 nvptx-sm90
 // MISSING: tcl-compile: cannot open input file
 
-// LLVM: define void @mm(
+// The loop nest of task mm is a function of its own, named after the task.
+// LLVM: define internal fastcc void @mm.mm(
 // LLVM: fmul
+// LLVM: define void @mm(
+// LLVM: call fastcc void @mm.mm(
 // The C interface: inputs a, b, c and the result as an out-parameter.
 // LLVM: define void @_mlir_ciface_mm(ptr {{.*}}, ptr {{.*}}, ptr {{.*}}, ptr {{.*}})
 // LLVM: attributes #{{[0-9]+}} = {{{.*}}"min-legal-vector-width"="512" "prefer-vector-width"="512" "target-cpu"="x86-64-v4"

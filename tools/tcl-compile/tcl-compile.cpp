@@ -52,8 +52,9 @@ static llvm::cl::opt<std::string>
     outputFilename("o", llvm::cl::desc("Output file"),
                    llvm::cl::value_desc("filename"), llvm::cl::init("-"),
                    llvm::cl::cat(toolCategory));
-static tcl::PlatformFlags platformFlags(
-    toolCategory, "that of the input's schedules, else this host's, " +
+static tcl::PlatformFlags
+    platformFlags(toolCategory,
+                  "that of the input's schedules, else this host's, " +
                       tcl::getHostTargetArch().name.str());
 static llvm::cl::opt<tcl::EmitKind> emitKind(
     "emit", llvm::cl::desc("What to produce"),
@@ -62,7 +63,8 @@ static llvm::cl::opt<tcl::EmitKind> emitKind(
                    "MLIR of the optimized graph with its tasks tagged, "
                    "before scheduling (what the tuner and the dataset "
                    "collector read)"),
-        clEnumValN(tcl::EmitKind::MLIR, "mlir", "MLIR with the schedules applied"),
+        clEnumValN(tcl::EmitKind::MLIR, "mlir",
+                   "MLIR with the schedules applied"),
         clEnumValN(tcl::EmitKind::LLVM, "llvm", "LLVM IR"),
         clEnumValN(tcl::EmitKind::Object, "obj", "an object file"),
         clEnumValN(tcl::EmitKind::SharedLibrary, "so", "a shared library")),
@@ -72,6 +74,17 @@ static llvm::cl::opt<std::string>
              llvm::cl::desc("Function that gets the C API (tcl_model_*) in .so "
                             "output and whose header is written next to it"),
              llvm::cl::init(tcl::kOnnxEntryName), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<unsigned> compileThreads(
+    "compile-threads",
+    llvm::cl::desc("Threads that optimize and generate the code of a shared "
+                   "library, each for a share of its functions (0: one a "
+                   "core)"),
+    llvm::cl::init(0), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<bool>
+    timing("timing",
+           llvm::cl::desc("Print how long each phase (and each MLIR pass) "
+                          "took to standard error"),
+           llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool> dumpTasks(
     "dump-tasks",
     llvm::cl::desc("List the tasks (anchor + epilogue, deduplicated by "
@@ -151,6 +164,8 @@ int main(int argc, char **argv) {
     if (llvm::Error error = tcl::parseBoundInput(binding, options.import))
       return fail(std::move(error));
   options.optimizeGraph = optimizeGraph;
+  options.compileThreads = compileThreads;
+  options.timing = timing;
   options.entry = apiEntry;
   options.tuningDatabase = tuningDb;
   options.tune = tune;

@@ -50,6 +50,10 @@ struct CompileOptions {
   const TargetArch *target = nullptr;
   /// Threads of parallel loops.
   unsigned threads = 1;
+  /// Threads that compile a shared library's functions (CodegenOptions).
+  unsigned compileThreads = 0;
+  /// Print how long each phase took (and each pass) to standard error.
+  bool timing = false;
 
   /// ONNX input only.
   OnnxImportOptions import;

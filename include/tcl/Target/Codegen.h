@@ -17,6 +17,7 @@
 #include "tcl/Target/Platform.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
@@ -37,6 +38,17 @@ void registerLLVMTranslations(DialectRegistry &registry);
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetArch &platform);
 
+/// How LLVM turns a lowered module into machine code.
+struct CodegenOptions {
+  /// Threads that optimize and generate code for a shared library, each for
+  /// a share of the module's functions (a model's loop nests are functions
+  /// of their own, see tcl-outline-loop-nests); 0: one a core. Object files
+  /// and LLVM IR are made on the calling thread.
+  unsigned threads = 1;
+  /// Where the time of each phase goes, if set (tcl-compile --timing).
+  TimingScope *timing = nullptr;
+};
+
 /// Translates a lowered module to LLVM IR for `machine` and optimizes it
 /// at -O3.
 llvm::Expected<std::unique_ptr<llvm::Module>>
@@ -50,16 +62,17 @@ llvm::Error writeObjectFile(llvm::Module &llvmModule,
 /// A lowered module translated and optimized for `target`, written as an
 /// object file to `path`.
 llvm::Error emitObjectFile(ModuleOp module, const TargetArch &target,
-                           llvm::StringRef path);
+                           llvm::StringRef path,
+                           const CodegenOptions &options = {});
 /// A lowered module translated and optimized for `target`, printed as
 /// LLVM IR to `os`.
 llvm::Error emitLLVMIR(ModuleOp module, const TargetArch &target,
                        llvm::raw_ostream &os);
 
-/// Links `objectPath` (and the C sources `cSources`, compiled at -O2) into
+/// Links `objectPaths` (and the C sources `cSources`, compiled at -O2) into
 /// the shared library `libraryPath`. The library depends on libc, libm and,
 /// when `usesOpenMP`, the OpenMP runtime.
-llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
+llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
                               llvm::StringRef libraryPath, bool usesOpenMP,
                               llvm::ArrayRef<std::string> cSources = {});
 
@@ -124,7 +137,8 @@ struct FunctionSignature {
 std::vector<FunctionSignature> getFunctionSignatures(ModuleOp module);
 
 /// Compiles a lowered module to a shared library at `libraryPath`: LLVM IR at
-/// -O3, an object file in a temporary location, then the system linker.
+/// -O3, object files in a temporary location (one per thread of `options`),
+/// then the system linker.
 /// With `cApiSource`, that C code (see ModelInterface) is linked in too. The
 /// library names its platform (kLibraryTargetSymbol) and the signature of
 /// each function in `signatures` (kLibrarySignatureSymbolPrefix), which
@@ -132,7 +146,8 @@ std::vector<FunctionSignature> getFunctionSignatures(ModuleOp module);
 llvm::Error emitSharedLibrary(ModuleOp module, const TargetArch &platform,
                               bool usesOpenMP, llvm::StringRef libraryPath,
                               llvm::ArrayRef<FunctionSignature> signatures,
-                              llvm::StringRef cApiSource = "");
+                              llvm::StringRef cApiSource = "",
+                              const CodegenOptions &options = {});
 
 /// The directory of the OpenMP runtime tcl links parallel code against.
 llvm::StringRef getOpenMPRuntimeDir();

@@ -93,6 +93,30 @@ def PrepareEntryPoints : Pass<"tcl-prepare-entry-points", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def OutlineLoopNests : Pass<"tcl-outline-loop-nests", "ModuleOp"> {
+  let summary = "Moves every top-level loop nest into a function of its own";
+  let description = [{
+    After bufferization, a model's entry function is a sequence of loop
+    nests (one or a few per task) over buffers. Left in one function, a
+    model of hundreds of tasks becomes one LLVM function of hundreds of
+    thousands of instructions, and LLVM's loop passes (scalar evolution,
+    induction variable simplification) grow faster than linearly with a
+    function's size: compile time explodes with model depth. This pass
+    moves each top-level operation that holds a loop (an scf loop or a
+    linalg op) into a private function `<function>.<what>`, where `<what>`
+    is the first `tcl.task` or else the first named location (an ONNX node)
+    found inside, else `nest<N>`, so that profiles name it; it is called in
+    its place, marked `no_inline` (LLVM would inline a function called
+    once) and with internal linkage. The function takes the buffers (and
+    globals) the nest uses; the side-effect-free values it reads (constants,
+    views) are cloned into it, so offsets and sizes stay constants to LLVM.
+    Nests whose functions would be the same code (one task's instances: the
+    same workload and schedule, other weights) share one function.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def SetTargetAttributes : Pass<"tcl-set-target-attributes", "ModuleOp"> {
   let summary = "Pins the target CPU, features and vector width of every function";
   let description = [{
