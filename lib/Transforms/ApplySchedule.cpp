@@ -26,6 +26,8 @@
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace mlir::tcl {
@@ -44,6 +46,9 @@ static constexpr StringLiteral kMatchAttrName = "__tcl_sched_match";
 static constexpr int64_t kAnchorKey = 0;
 static constexpr int64_t kAnchorFillKey = 1;
 static constexpr int64_t kEpilogueKeyBase = 2;
+/// Temporary payload attribute on the outermost loop of the task instance
+/// (once its first tile level exists): the sequence's clean-ups work there.
+static constexpr StringLiteral kNestAttrName = "__tcl_sched_nest";
 /// Largest fused epilogue tile (elements) that is vectorized as a whole.
 static constexpr int64_t kMaxFusedVectorVolume = 1 << 12;
 
@@ -132,7 +137,10 @@ void mlir::tcl::tagTaskInstance(const TaskInstance &instance) {
 }
 
 void mlir::tcl::untagTaskInstances(Operation *root) {
-  root->walk([](Operation *op) { op->removeAttr(kMatchAttrName); });
+  root->walk([](Operation *op) {
+    op->removeAttr(kMatchAttrName);
+    op->removeAttr(kNestAttrName);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -153,6 +161,14 @@ public:
 
 private:
   Value match(Location loc, int64_t key);
+  /// Tags the outermost loop of the first tile level (kNestAttrName).
+  void tagNest(Location loc);
+  /// What clean-ups (canonicalization, CSE, vector patterns) work on: the
+  /// instance's outermost loop once it is tagged, matched afresh (the ops
+  /// in between may have replaced the handle), else the whole payload.
+  /// Cleaning only the instance keeps applying a model's schedules linear in
+  /// its size (the whole function for each of hundreds of tasks was not).
+  Value cleanupScope(Location loc);
   LogicalResult emitTile(TileOp op, unsigned levelIndex);
   LogicalResult emitFusedTile(TileOp op, const TileLevel &level);
   transform::PadOp padAnchor(Location loc, ArrayRef<int64_t> packedOperands,
@@ -175,12 +191,34 @@ private:
   SmallVector<SmallVector<Value>> levelLoops;
   /// Epilogue ops and the fill fused into the first tile level.
   SmallVector<Value> fusedOps;
+  bool nestTagged = false;
 };
 } // namespace
 
 Value TransformEmitter::match(Location loc, int64_t key) {
   DictionaryAttr attrs = b.getDictionaryAttr(
       b.getNamedAttr(kMatchAttrName, b.getI64IntegerAttr(key)));
+  return b
+      .create<transform::MatchOp>(loc, anyOp, root, /*ops=*/ArrayAttr(),
+                                  /*interface=*/nullptr, attrs,
+                                  /*filter_result_type=*/TypeAttr(),
+                                  /*filter_operand_types=*/ArrayAttr())
+      .getResult();
+}
+
+void TransformEmitter::tagNest(Location loc) {
+  if (nestTagged || levelLoops.empty() || levelLoops.front().empty())
+    return;
+  b.create<transform::AnnotateOp>(loc, levelLoops.front().front(),
+                                  kNestAttrName, /*param=*/Value());
+  nestTagged = true;
+}
+
+Value TransformEmitter::cleanupScope(Location loc) {
+  if (!nestTagged)
+    return root;
+  DictionaryAttr attrs =
+      b.getDictionaryAttr(b.getNamedAttr(kNestAttrName, b.getUnitAttr()));
   return b
       .create<transform::MatchOp>(loc, anyOp, root, /*ops=*/ArrayAttr(),
                                   /*interface=*/nullptr, attrs,
@@ -372,7 +410,7 @@ LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
   // vector.contract (which lowers to FMAs) and turn permuted transfers into
   // plain ones before canonicalization scalarizes the unit dimensions.
   b.create<transform::ApplyPatternsOp>(
-      loc, root, [](OpBuilder &b, Location loc) {
+      loc, cleanupScope(loc), [](OpBuilder &b, Location loc) {
         b.create<transform::ApplyVectorReductionToContractPatternsOp>(loc);
         b.create<transform::ApplyTransferPermutationPatternsOp>(loc);
       });
@@ -398,7 +436,12 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
     Location loc = op.getLoc();
     LogicalResult result =
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-            .Case([&](TileOp tile) { return emitTile(tile, levelIndex++); })
+            .Case([&](TileOp tile) {
+              if (failed(emitTile(tile, levelIndex++)))
+                return failure();
+              tagNest(loc);
+              return success();
+            })
             .Case([&](DecomposeOp) {
               // Upstream decomposes the named 2-D ops; tcl's own op does a
               // grouped convolution (a linalg.generic) within one group.
@@ -462,12 +505,13 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
 
   // Clean up what tiling and vectorization leave behind.
   Location loc = schedule.getLoc();
+  Value scope = cleanupScope(loc);
   b.create<transform::ApplyPatternsOp>(
-      loc, root, [](OpBuilder &b, Location loc) {
+      loc, scope, [](OpBuilder &b, Location loc) {
         b.create<transform::ApplyCanonicalizationPatternsOp>(loc);
         b.create<transform::ApplyTilingCanonicalizationPatternsOp>(loc);
       });
-  b.create<transform::ApplyCommonSubexpressionEliminationOp>(loc, root);
+  b.create<transform::ApplyCommonSubexpressionEliminationOp>(loc, scope);
   return success();
 }
 
@@ -571,6 +615,15 @@ struct ApplySchedulePass
         return signalPassFailure();
       schedule.erase();
     }
+    // Each sequence cleaned up its own loop nest; the constants and ops
+    // around the nests are cleaned once, here.
+    if (schedules.empty())
+      return;
+    OpPassManager cleanup(ModuleOp::getOperationName());
+    cleanup.addPass(createCanonicalizerPass());
+    cleanup.addPass(createCSEPass());
+    if (failed(runPipeline(cleanup, module)))
+      return signalPassFailure();
   }
 
   static bool hasTaskInstance(ModuleOp module, StringRef task) {

@@ -6,6 +6,8 @@
 // CHECK: transform.named_sequence @__tcl_mm_0(%[[ROOT:.*]]: !transform.any_op {transform.readonly})
 // CHECK:   %[[A:.*]] = transform.structured.match attributes {__tcl_sched_match = 0 : i64} in %[[ROOT]]
 // CHECK:   %[[T0:.*]], %[[F:.*]] = transform.structured.tile_using_forall %[[A]] tile_sizes [64, 128, 0]
+// The first tile level's loop is the instance's nest: clean-ups work there.
+// CHECK:   transform.annotate %[[F]] "__tcl_sched_nest"
 // CHECK:   %[[T1:.*]], %[[L1:.*]]:3 = transform.structured.tile_using_for %[[T0]] tile_sizes [8, 32, 1] interchange = [0, 1, 2]
 // CHECK:   %[[P:.*]], %{{.*}}, %{{.*}} = transform.structured.pad %[[T1]] pad_to_multiple_of [] {pack_paddings = [1, 1, 0], padding_dimensions = [0, 1, 2], padding_values = [0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32]}
 // CHECK:   %[[PA:.*]] = transform.get_producer_of_operand %[[P]][0]
@@ -18,9 +20,10 @@
 // CHECK:   transform.loop.hoist_loop_invariant_subsets %[[L1]]#2
 // CHECK:   transform.loop.hoist_loop_invariant_subsets %[[L1]]#2
 // CHECK:   transform.loop.unroll %[[L1]]#2 {factor = 4 : i64}
-// CHECK:   transform.apply_patterns to %[[ROOT]] {
+// CHECK:   %[[NEST:.*]] = transform.structured.match attributes {__tcl_sched_nest} in %[[ROOT]]
+// CHECK:   transform.apply_patterns to %[[NEST]] {
 // CHECK:     transform.apply_patterns.canonicalization
-// CHECK:   transform.apply_cse to %[[ROOT]]
+// CHECK:   transform.apply_cse to %[[NEST]]
 // CHECK:   transform.yield
 // CHECK-NOT: tcl.sched
 func.func @mm(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
