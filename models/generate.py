@@ -204,8 +204,7 @@ MODELS = {
     "resnet18": (lambda: torchvision.models.resnet18(), (1, 3, 224, 224)),
     "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(), (1, 3, 224, 224)),
     "bert_encoder": (lambda: Encoder(), (1, 64, 256)),
-    # Grouped convolutions with groups of 8 channels (not in the default e2e
-    # set: bash scripts/e2e-models.sh build regnet_y_400mf).
+    # Grouped convolutions with groups of 8 channels.
     "regnet_y_400mf": (lambda: torchvision.models.regnet_y_400mf(),
                        (1, 3, 224, 224)),
 }

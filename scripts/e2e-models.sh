@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# End-to-end models: exports ResNet-18, MobileNetV2 and a BERT-style encoder
-# (seeded random weights) with PyTorch, and four small models of the zoo
+# End-to-end models: exports ResNet-18, MobileNetV2, a BERT-style encoder and
+# RegNet-Y-400MF (grouped convolutions of 8 channels a group; seeded random
+# weights) with PyTorch, and four small models of the zoo
 # (bench/zoo.py) that compile in seconds: a small GPT on int64 token ids,
 # torch.nn.TransformerEncoderLayer, a UNet (Resize, skip concatenations) and
 # a Conv1d sequence model; compiles each with tcl-compile to a shared library
 # and runs it on the exported input, checking the output against PyTorch's.
 # Models are cached in <build>/models.
 # Usage: bash scripts/e2e-models.sh [build dir] [model ...]  (any model of
-# models/generate.py, e.g. regnet_y_400mf: grouped convolutions)
+# models/generate.py or its zoo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 shift || true
 models=("$@")
 [ ${#models[@]} -gt 0 ] ||
-  models=(resnet18 mobilenet_v2 bert_encoder gpt transformer_encoder_layer unet tcn)
+  models=(resnet18 mobilenet_v2 bert_encoder regnet_y_400mf gpt
+    transformer_encoder_layer unet tcn)
 cache=$build_dir/models
 
 failed=0
