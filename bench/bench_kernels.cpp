@@ -460,6 +460,14 @@ int main(int argc, char **argv) {
       conv("r18 3x3 256->256 @14", 14, 256, 256, 3, 1, 1, false, threads));
   workloads.push_back(
       conv("r18 3x3 512->512 @7", 7, 512, 512, 3, 1, 1, false, threads));
+  // Odd channel counts and maps that no register tile divides: SqueezeNet's
+  // classifier (1000 channels at 13x13), RegNet-Y's last stage (440).
+  workloads.push_back(
+      conv("sq 1x1 512->1000 @13", 13, 512, 1000, 1, 1, 0, false, threads));
+  workloads.push_back(
+      conv("regnet 1x1 440->440 @7", 7, 440, 440, 1, 1, 0, false, threads));
+  workloads.push_back(
+      conv("3x3 52->52 @28", 28, 52, 52, 3, 1, 1, false, threads));
   // MobileNetV2 depthwise convolutions.
   workloads.push_back(
       conv("mbv2 dw 3x3 32 @112", 112, 32, 32, 3, 1, 1, true, threads));

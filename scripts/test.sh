@@ -21,7 +21,7 @@ echo "== lit tests"
 python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv "$build_dir/test" || status=1
 echo "== ONNX node tests (libonnx-testdata)"
 "$build_dir/bin/tcl-onnx-conformance" --check | tail -n 1 || status=1
-echo "== end-to-end models (ResNet-18, MobileNetV2, BERT-style encoder, four zoo models vs PyTorch)"
+echo "== end-to-end models (ResNet-18, MobileNetV2, BERT-style encoder, RegNet-Y-400MF, four zoo models vs PyTorch)"
 bash scripts/e2e-models.sh "$build_dir" || status=1
 echo "== unit tests"
 # (lit and the ONNX node tests also run under ctest; they ran above.) In

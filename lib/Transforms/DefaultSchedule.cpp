@@ -176,10 +176,58 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   }
 }
 
+/// A window op's register tile: output columns x channels.
+struct RegisterTile {
+  int64_t columns;
+  int64_t channels;
+};
+
+/// The register tile for `width` output columns and `channels` channels when
+/// the usual one (8 columns x 2 vectors) does not divide them (1000 channels,
+/// a 13x13 map): only whole tiles (the decomposed op vectorizes only those)
+/// of whole vectors or one narrower power-of-two vector (other sizes lower to
+/// scalar code, 20-50x slower), enough accumulators in flight to hide the
+/// multiply-adds' latency (`latencyAccumulators`), no more than the register
+/// file holds (`maxAccumulators`), and as many useful lanes per instruction
+/// as that leaves. Falling back to one column of one channel made such
+/// convolutions scalar and latency-bound: 25x slower than a tuned schedule.
+RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
+                              int64_t latencyAccumulators,
+                              int64_t maxAccumulators) {
+  SmallVector<int64_t> sizes;
+  for (int64_t size = lanes / 2; size >= 1; size /= 2)
+    sizes.push_back(size);
+  for (int64_t size = lanes; size <= 8 * lanes; size += lanes)
+    sizes.push_back(size);
+  RegisterTile best{1, 1};
+  double bestThroughput = 0;
+  for (int64_t columns = 1; columns <= std::min<int64_t>(width, 16);
+       ++columns) {
+    if (width % columns != 0)
+      continue;
+    for (int64_t size : sizes) {
+      if (size > channels || channels % size != 0)
+        continue;
+      int64_t accumulators = columns * llvm::divideCeil(size, lanes);
+      if (accumulators > maxAccumulators)
+        continue;
+      // Lanes computed per instruction slot: fewer accumulators than the
+      // latency needs stall.
+      double throughput = static_cast<double>(columns * size) /
+                          std::max<int64_t>(accumulators, latencyAccumulators);
+      if (throughput > bestThroughput) {
+        bestThroughput = throughput;
+        best = {columns, size};
+      }
+    }
+  }
+  return best;
+}
+
 /// 2-D window ops with (output row, kernel row) dims, an output column dim,
 /// a channel dim to vectorize and the dims that stay at 1.
 void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
-                   unsigned threads, bool hasEpilogue) {
+                   unsigned registers, unsigned threads, bool hasEpilogue) {
   unsigned numDims = info.loopKinds.size();
   unsigned rowDim = info.heightDims->output;
   unsigned kernelRowDim = info.heightDims->window;
@@ -219,6 +267,20 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   int64_t columns =
       inner[channelDim] < lanes ? 2 * kConvOutputColumns : kConvOutputColumns;
   inner[columnDim] = pickTile(w.extent(columnDim), columns);
+  // A channel tile of whole vectors or one narrower power-of-two vector:
+  // other sizes (24 channels of 16 lanes) lower to code 20x slower.
+  bool wholeVectors =
+      inner[channelDim] % lanes == 0 ||
+      (inner[channelDim] < lanes && llvm::isPowerOf2_64(inner[channelDim]));
+  if (!wholeVectors || w.extent(channelDim) % inner[channelDim] != 0 ||
+      w.extent(columnDim) % inner[columnDim] != 0) {
+    RegisterTile tile =
+        pickRegisterTile(w.extent(columnDim), w.extent(channelDim), lanes,
+                         /*latencyAccumulators=*/registers / 2,
+                         /*maxAccumulators=*/registers - 4);
+    inner[columnDim] = tile.columns;
+    inner[channelDim] = tile.channels;
+  }
   // Convolutions also step through input channels and kernel columns one at
   // a time, and grouped ones through one group.
   if (info.groupDim)
@@ -312,7 +374,10 @@ ScheduleOp mlir::tcl::buildDefaultSchedule(OpBuilder &builder,
     case AnchorClass::Conv2D:
     case AnchorClass::DepthwiseConv2D:
     case AnchorClass::Pool2D:
-      writeWindowOp(writer, *info, lanes, threads, hasEpilogue);
+      writeWindowOp(writer, *info, lanes,
+                    HardwareFeatures::fromTarget(platform.getTarget(), threads)
+                        .vectorRegisters,
+                    threads, hasEpilogue);
       break;
     case AnchorClass::Generic:
       writeGeneric(writer, anchor.getIteratorTypesArray(), lanes, threads,

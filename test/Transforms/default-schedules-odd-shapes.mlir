@@ -1,0 +1,38 @@
+// Convolutions whose maps and channel counts the usual register tile (8
+// columns x 2 vectors) does not divide get another tile of whole vectors
+// (or one narrower power-of-two vector) that does, with enough accumulators
+// to hide the multiply-adds' latency and no more than the registers hold.
+// Before, such a tile fell back to one column of one channel: scalar code,
+// 25-50x slower (SqueezeNet's 1000-channel classifier at 13x13).
+// RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512" | FileCheck %s
+// RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx2" | FileCheck %s --check-prefix=AVX2
+
+// 13 columns of 8 channels: 1000 = 8 x 125 has no multiple of 16 lanes.
+// CHECK-LABEL: tcl.sched.schedule task "default_0" {{.*}} loops [1 parallel, 13 parallel, 13 parallel, 1000 parallel, 1 reduction, 1 reduction, 512 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 8, 0, 0, 1]
+// 13 columns of 2 vectors: 26 accumulators of 32 registers.
+// CHECK-LABEL: tcl.sched.schedule task "default_1" {{.*}} loops [1 parallel, 13 parallel, 13 parallel, 1024 parallel, 1 reduction, 1 reduction, 512 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 32, 0, 0, 1]
+// CHECK-LABEL: tcl.sched.schedule task "default_2" {{.*}} loops [1 parallel, 7 parallel, 7 parallel, 440 parallel, 1 reduction, 1 reduction, 440 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 8, 0, 0, 1]
+
+// AVX2 has 16 registers: one column of 5 vectors, or of 8.
+// AVX2-LABEL: tcl.sched.schedule task "default_0"
+//  AVX2-NEXT:   tcl.sched.tile [0, 1, 1, 40, 0, 0, 1]
+// AVX2-LABEL: tcl.sched.schedule task "default_1"
+//  AVX2-NEXT:   tcl.sched.tile [0, 1, 1, 64, 0, 0, 1]
+
+func.func @squeezenet_classifier(%x: tensor<1x13x13x512xf32>, %w: tensor<1x1x512x1000xf32>, %o: tensor<1x13x13x1000xf32>) -> tensor<1x13x13x1000xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x13x13x512xf32>, tensor<1x1x512x1000xf32>) outs(%o : tensor<1x13x13x1000xf32>) -> tensor<1x13x13x1000xf32>
+  return %0 : tensor<1x13x13x1000xf32>
+}
+
+func.func @wide_13x13(%x: tensor<1x13x13x512xf32>, %w: tensor<1x1x512x1024xf32>, %o: tensor<1x13x13x1024xf32>) -> tensor<1x13x13x1024xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x13x13x512xf32>, tensor<1x1x512x1024xf32>) outs(%o : tensor<1x13x13x1024xf32>) -> tensor<1x13x13x1024xf32>
+  return %0 : tensor<1x13x13x1024xf32>
+}
+
+func.func @regnet_440(%x: tensor<1x7x7x440xf32>, %w: tensor<1x1x440x440xf32>, %o: tensor<1x7x7x440xf32>) -> tensor<1x7x7x440xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x7x7x440xf32>, tensor<1x1x440x440xf32>) outs(%o : tensor<1x7x7x440xf32>) -> tensor<1x7x7x440xf32>
+  return %0 : tensor<1x7x7x440xf32>
+}
