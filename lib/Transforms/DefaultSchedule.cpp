@@ -118,79 +118,23 @@ int64_t chunk(int64_t extent, int64_t parts, int64_t multiple) {
   return std::min<int64_t>(extent, llvm::alignTo(size, multiple));
 }
 
-/// Matmul and batch matmul: `batch` is 1 for batch_matmul (dims b, m, n, k).
-void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
-                 unsigned threads, bool hasEpilogue) {
-  unsigned m = batch, n = batch + 1, k = batch + 2;
-  auto sizes = [&](int64_t sm, int64_t sn, int64_t sk) {
-    SmallVector<int64_t> result(batch, 1);
-    result.append({sm, sn, sk});
-    return result;
-  };
-  int64_t mr = std::min(kMatmulRegisterRows, w.extent(m));
-  int64_t nr = std::min(2 * lanes, w.extent(n));
-  // Outer level: threads and/or the epilogue (only parallel dims).
-  if (threads > 1 || hasEpilogue) {
-    SmallVector<int64_t> outer;
-    if (threads > 1 && batch && w.extent(0) >= threads) {
-      outer = sizes(w.extent(m), w.extent(n), 0);
-      outer[0] = chunk(w.extent(0), threads, 1);
-    } else if (threads > 1 && w.extent(m) >= w.extent(n)) {
-      outer = sizes(chunk(w.extent(m), threads, mr), w.extent(n), 0);
-    } else if (threads > 1) {
-      outer = sizes(w.extent(m), chunk(w.extent(n), threads, nr), 0);
-    } else {
-      outer = sizes(pickTile(w.extent(m), kMatmulCacheRows, mr),
-                    pickTile(w.extent(n), 16 * lanes, nr), 0);
-    }
-    if (batch)
-      outer[0] = outer[0] ? outer[0] : 1;
-    if (w.tile(outer)) {
-      if (threads > 1)
-        w.parallelize();
-      if (hasEpilogue)
-        w.fuseEpilogue();
-    }
-  }
-  // Cache level. When B does not fit in the L2 cache, loop over B panels
-  // (n, then k) and copy each into a contiguous buffer once for all the row
-  // tiles that use it (GotoBLAS order); otherwise keep B in place.
-  bool packB =
-      static_cast<double>(w.extent(n)) * w.extent(k) * 4 > kMatmulPackBytes &&
-      w.extent(m) >= kMatmulPackMinRows;
-  bool tiled = w.tile(sizes(pickTile(w.extent(m), kMatmulCacheRows, mr),
-                            pickTile(w.extent(n), 16 * lanes, nr),
-                            pickTile(w.extent(k), kMatmulCacheDepth)));
-  if (tiled && packB && batch == 0) {
-    w.interchange({1, 2, 0});
-    w.pad({1}, /*hoist=*/1);
-  }
-  // Register level: the k loop (trip count = the cache tile's depth) carries
-  // the accumulators in registers and is unrolled.
-  int64_t kTrips = w.extent(k);
-  w.tile(sizes(std::min(mr, w.extent(m)), std::min(nr, w.extent(n)), 1));
-  w.vectorize();
-  if (kTrips > 1) {
-    w.hoistAccumulators();
-    w.unroll(k, std::min(kMatmulUnroll, kTrips));
-  }
-}
-
-/// A window op's register tile: output columns x channels.
+/// A register tile: output columns (a window op's) or rows (a matmul's) x
+/// channels or columns in vector lanes.
 struct RegisterTile {
   int64_t columns;
   int64_t channels;
 };
 
-/// The register tile for `width` output columns and `channels` channels when
-/// the usual one (8 columns x 2 vectors) does not divide them (1000 channels,
-/// a 13x13 map): only whole tiles (the decomposed op vectorizes only those)
-/// of whole vectors or one narrower power-of-two vector (other sizes lower to
-/// scalar code, 20-50x slower), enough accumulators in flight to hide the
-/// multiply-adds' latency (`latencyAccumulators`), no more than the register
-/// file holds (`maxAccumulators`), and as many useful lanes per instruction
-/// as that leaves. Falling back to one column of one channel made such
-/// convolutions scalar and latency-bound: 25x slower than a tuned schedule.
+/// The register tile for `width` output columns (or rows) and `channels`
+/// channels (or columns) when the usual one (8 x 2 vectors) does not divide
+/// them (1000 channels, a 13x13 map, 100 rows): only whole tiles (the
+/// decomposed op vectorizes only those) of whole vectors or one narrower
+/// power-of-two vector (other sizes lower to scalar code, 20-50x slower),
+/// enough accumulators in flight to hide the multiply-adds' latency
+/// (`latencyAccumulators`), no more than the register file holds
+/// (`maxAccumulators`), and as many useful lanes per instruction as that
+/// leaves. Falling back to one column of one channel made such convolutions
+/// scalar and latency-bound: 25x slower than a tuned schedule.
 RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
                               int64_t latencyAccumulators,
                               int64_t maxAccumulators) {
@@ -222,6 +166,107 @@ RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
     }
   }
   return best;
+}
+
+/// The largest multiple of `multiple` (which divides `extent`) that divides
+/// `extent` and is at most `preferred` (at least `multiple`): a tile with no
+/// partial remainder, whose register tiles are all whole.
+int64_t pickDividingTile(int64_t extent, int64_t preferred, int64_t multiple) {
+  int64_t best = multiple;
+  for (int64_t size = multiple; size <= std::min(extent, preferred);
+       size += multiple)
+    if (extent % size == 0)
+      best = size;
+  return best;
+}
+
+/// Matmul and batch matmul: `batch` is 1 for batch_matmul (dims b, m, n, k).
+void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
+                 unsigned registers, unsigned threads, bool hasEpilogue) {
+  unsigned m = batch, n = batch + 1, k = batch + 2;
+  auto sizes = [&](int64_t sm, int64_t sn, int64_t sk) {
+    SmallVector<int64_t> result(batch, 1);
+    result.append({sm, sn, sk});
+    return result;
+  };
+  int64_t mr = std::min(kMatmulRegisterRows, w.extent(m));
+  int64_t nr = std::min(2 * lanes, w.extent(n));
+  // Where that register tile does not divide the rows and columns (100
+  // rows, 1000 columns) or is not whole vectors (24 columns), one that does,
+  // and tiles at every level that divide the extents: a partial tile is not
+  // vectorized, and 100 rows ran 30x slower than 128.
+  bool dividing = false;
+  if (!ShapedType::isDynamic(w.extent(m)) &&
+      !ShapedType::isDynamic(w.extent(n))) {
+    bool wholeVectors =
+        nr % lanes == 0 || (nr < lanes && llvm::isPowerOf2_64(nr));
+    if (!wholeVectors || w.extent(m) % mr != 0 || w.extent(n) % nr != 0) {
+      RegisterTile tile =
+          pickRegisterTile(w.extent(m), w.extent(n), lanes,
+                           /*latencyAccumulators=*/registers / 2,
+                           /*maxAccumulators=*/registers - 4);
+      mr = tile.columns;
+      nr = tile.channels;
+      dividing = true;
+    }
+  }
+  auto rowTile = [&](int64_t preferred) {
+    return dividing ? pickDividingTile(w.extent(m), preferred, mr)
+                    : pickTile(w.extent(m), preferred, mr);
+  };
+  auto columnTile = [&](int64_t preferred) {
+    return dividing ? pickDividingTile(w.extent(n), preferred, nr)
+                    : pickTile(w.extent(n), preferred, nr);
+  };
+  // Outer level: threads and/or the epilogue (only parallel dims).
+  if (threads > 1 || hasEpilogue) {
+    SmallVector<int64_t> outer;
+    if (threads > 1 && batch && w.extent(0) >= threads) {
+      outer = sizes(w.extent(m), w.extent(n), 0);
+      outer[0] = chunk(w.extent(0), threads, 1);
+    } else if (threads > 1 && w.extent(m) >= w.extent(n)) {
+      outer = sizes(dividing ? rowTile(llvm::divideCeil(w.extent(m), threads))
+                             : chunk(w.extent(m), threads, mr),
+                    w.extent(n), 0);
+    } else if (threads > 1) {
+      outer =
+          sizes(w.extent(m),
+                dividing ? columnTile(llvm::divideCeil(w.extent(n), threads))
+                         : chunk(w.extent(n), threads, nr),
+                0);
+    } else {
+      outer = sizes(rowTile(kMatmulCacheRows), columnTile(16 * lanes), 0);
+    }
+    if (batch)
+      outer[0] = outer[0] ? outer[0] : 1;
+    if (w.tile(outer)) {
+      if (threads > 1)
+        w.parallelize();
+      if (hasEpilogue)
+        w.fuseEpilogue();
+    }
+  }
+  // Cache level. When B does not fit in the L2 cache, loop over B panels
+  // (n, then k) and copy each into a contiguous buffer once for all the row
+  // tiles that use it (GotoBLAS order); otherwise keep B in place.
+  bool packB =
+      static_cast<double>(w.extent(n)) * w.extent(k) * 4 > kMatmulPackBytes &&
+      w.extent(m) >= kMatmulPackMinRows;
+  bool tiled = w.tile(sizes(rowTile(kMatmulCacheRows), columnTile(16 * lanes),
+                            pickTile(w.extent(k), kMatmulCacheDepth)));
+  if (tiled && packB && batch == 0) {
+    w.interchange({1, 2, 0});
+    w.pad({1}, /*hoist=*/1);
+  }
+  // Register level: the k loop (trip count = the cache tile's depth) carries
+  // the accumulators in registers and is unrolled.
+  int64_t kTrips = w.extent(k);
+  w.tile(sizes(std::min(mr, w.extent(m)), std::min(nr, w.extent(n)), 1));
+  w.vectorize();
+  if (kTrips > 1) {
+    w.hoistAccumulators();
+    w.unroll(k, std::min(kMatmulUnroll, kTrips));
+  }
 }
 
 /// 2-D window ops with (output row, kernel row) dims, an output column dim,
@@ -361,15 +406,18 @@ ScheduleOp mlir::tcl::buildDefaultSchedule(OpBuilder &builder,
     return schedule;
   int64_t lanes = std::max<int64_t>(1, platform.getTarget().vectorBits / 32);
   unsigned threads = platform.getThreads();
+  unsigned registers =
+      HardwareFeatures::fromTarget(platform.getTarget(), threads)
+          .vectorRegisters;
   {
     OpBuilder::InsertionGuard guard(builder);
     ScheduleWriter writer(builder, schedule);
     switch (info->anchorClass) {
     case AnchorClass::Matmul:
-      writeMatmul(writer, 0, lanes, threads, hasEpilogue);
+      writeMatmul(writer, 0, lanes, registers, threads, hasEpilogue);
       break;
     case AnchorClass::BatchMatmul:
-      writeMatmul(writer, 1, lanes, threads, hasEpilogue);
+      writeMatmul(writer, 1, lanes, registers, threads, hasEpilogue);
       break;
     case AnchorClass::Conv2D:
     case AnchorClass::DepthwiseConv2D:

@@ -1,9 +1,10 @@
-// Convolutions whose maps and channel counts the usual register tile (8
-// columns x 2 vectors) does not divide get another tile of whole vectors
-// (or one narrower power-of-two vector) that does, with enough accumulators
-// to hide the multiply-adds' latency and no more than the registers hold.
-// Before, such a tile fell back to one column of one channel: scalar code,
-// 25-50x slower (SqueezeNet's 1000-channel classifier at 13x13).
+// Convolutions and matmuls whose maps, rows and channel counts the usual
+// register tile (8 columns or rows x 2 vectors) does not divide get another
+// tile of whole vectors (or one narrower power-of-two vector) that does,
+// with enough accumulators to hide the multiply-adds' latency and no more
+// than the registers hold. Before, such a tile fell back to one column of
+// one channel (scalar code, 25-50x slower: SqueezeNet's 1000-channel
+// classifier at 13x13) or left partial tiles that were not vectorized.
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512" | FileCheck %s
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx2" | FileCheck %s --check-prefix=AVX2
 
@@ -15,6 +16,16 @@
 //  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 32, 0, 0, 1]
 // CHECK-LABEL: tcl.sched.schedule task "default_2" {{.*}} loops [1 parallel, 7 parallel, 7 parallel, 440 parallel, 1 reduction, 1 reduction, 440 reduction]
 //  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 8, 0, 0, 1]
+
+// Matmuls: 100 rows (a 64-row cache tile left 36, and partial tiles are not
+// vectorized: 30x slower) take 50-row tiles of 2 x 8 vectors; 24 columns
+// 16 rows of 8.
+// CHECK-LABEL: tcl.sched.schedule task "default_3" anchor "linalg.matmul" {{.*}} loops [100 parallel, 256 parallel, 256 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [50, 0, 128]
+//  CHECK-NEXT:   tcl.sched.tile [2, 128, 1]
+// CHECK-LABEL: tcl.sched.schedule task "default_4" anchor "linalg.matmul" {{.*}} loops [256 parallel, 24 parallel, 256 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [64, 0, 128]
+//  CHECK-NEXT:   tcl.sched.tile [16, 8, 1]
 
 // AVX2 has 16 registers: one column of 5 vectors, or of 8.
 // AVX2-LABEL: tcl.sched.schedule task "default_0"
@@ -35,4 +46,14 @@ func.func @wide_13x13(%x: tensor<1x13x13x512xf32>, %w: tensor<1x1x512x1024xf32>,
 func.func @regnet_440(%x: tensor<1x7x7x440xf32>, %w: tensor<1x1x440x440xf32>, %o: tensor<1x7x7x440xf32>) -> tensor<1x7x7x440xf32> {
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x7x7x440xf32>, tensor<1x1x440x440xf32>) outs(%o : tensor<1x7x7x440xf32>) -> tensor<1x7x7x440xf32>
   return %0 : tensor<1x7x7x440xf32>
+}
+
+func.func @rows_100(%a: tensor<100x256xf32>, %b: tensor<256x256xf32>, %c: tensor<100x256xf32>) -> tensor<100x256xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<100x256xf32>, tensor<256x256xf32>) outs(%c : tensor<100x256xf32>) -> tensor<100x256xf32>
+  return %0 : tensor<100x256xf32>
+}
+
+func.func @columns_24(%a: tensor<256x256xf32>, %b: tensor<256x24xf32>, %c: tensor<256x24xf32>) -> tensor<256x24xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x24xf32>) outs(%c : tensor<256x24xf32>) -> tensor<256x24xf32>
+  return %0 : tensor<256x24xf32>
 }
