@@ -40,6 +40,9 @@ constexpr double kMatmulPackBytes = 2 << 20;
 /// ... and only when enough row tiles reuse each packed panel.
 constexpr int64_t kMatmulPackMinRows = 4 * kMatmulCacheRows;
 constexpr int64_t kConvOutputColumns = 8;
+/// Weights of a convolution's channel tile that stay in cache (L2, with
+/// room for the input rows) while the output positions use them.
+constexpr int64_t kConvWeightSliceBytes = 96 << 10;
 constexpr int64_t kMaxWholeReduction = 4096;
 
 /// A tile size for a dimension of `extent`: `extent` itself if it is at most
@@ -338,6 +341,29 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   for (auto [dim, size] : llvm::enumerate(inner))
     if (size != 0 && w.extent(dim) % size != 0)
       size = 1;
+  // A convolution whose weights for one channel tile (all input channels)
+  // are large (3x3x512x32 floats: 590 KB, strided by the output channels)
+  // first takes a channel tile and a slice of input channels whose weights
+  // stay in cache while every output position uses them. ResNet-18's
+  // 3x3 512->512 at 7x7 ran at half the speed without.
+  if (info.inputChannelDim && !info.groupDim) {
+    unsigned inputChannelDim = *info.inputChannelDim;
+    int64_t tileBytes = w.extent(kernelRowDim) *
+                        w.extent(info.widthDims->window) * inner[channelDim] *
+                        4;
+    int64_t inputChannels = w.extent(inputChannelDim);
+    if (!ShapedType::isDynamic(inputChannels) &&
+        !ShapedType::isDynamic(tileBytes) &&
+        inputChannels * tileBytes > kConvWeightSliceBytes) {
+      int64_t slice = pickDividingTile(
+          inputChannels,
+          std::max<int64_t>(1, kConvWeightSliceBytes / tileBytes), 1);
+      SmallVector<int64_t> cache(numDims, 0);
+      cache[channelDim] = inner[channelDim];
+      cache[inputChannelDim] = slice;
+      w.tile(cache);
+    }
+  }
   w.tile(inner);
   w.decompose();
   w.vectorize();

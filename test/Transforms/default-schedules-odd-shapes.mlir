@@ -27,11 +27,20 @@
 //  CHECK-NEXT:   tcl.sched.tile [64, 0, 128]
 //  CHECK-NEXT:   tcl.sched.tile [16, 8, 1]
 
-// AVX2 has 16 registers: one column of 5 vectors, or of 8.
+// Large weights (3x3x512 input channels for each 32-channel tile: 590 KB,
+// strided by the 512 output channels): a channel tile and 64 input channels
+// whose weights stay in cache over all output positions come first.
+// CHECK-LABEL: tcl.sched.schedule task "default_5" {{.*}} loops [1 parallel, 7 parallel, 7 parallel, 512 parallel, 3 reduction, 3 reduction, 512 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [0, 0, 0, 32, 0, 0, 64]
+//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 0, 1, 1, 1]
+
+// AVX2 has 16 registers: one column of 5 vectors, or of 8 (whose weights,
+// 512 x 64 floats, take the cache level too).
 // AVX2-LABEL: tcl.sched.schedule task "default_0"
 //  AVX2-NEXT:   tcl.sched.tile [0, 1, 1, 40, 0, 0, 1]
 // AVX2-LABEL: tcl.sched.schedule task "default_1"
-//  AVX2-NEXT:   tcl.sched.tile [0, 1, 1, 64, 0, 0, 1]
+//  AVX2-NEXT:   tcl.sched.tile [0, 0, 0, 64, 0, 0, 256]
+//  AVX2-NEXT:   tcl.sched.tile [0, 1, 1, 0, 0, 0, 1]
 
 func.func @squeezenet_classifier(%x: tensor<1x13x13x512xf32>, %w: tensor<1x1x512x1000xf32>, %o: tensor<1x13x13x1000xf32>) -> tensor<1x13x13x1000xf32> {
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x13x13x512xf32>, tensor<1x1x512x1000xf32>) outs(%o : tensor<1x13x13x1000xf32>) -> tensor<1x13x13x1000xf32>
@@ -56,4 +65,9 @@ func.func @rows_100(%a: tensor<100x256xf32>, %b: tensor<256x256xf32>, %c: tensor
 func.func @columns_24(%a: tensor<256x256xf32>, %b: tensor<256x24xf32>, %c: tensor<256x24xf32>) -> tensor<256x24xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x24xf32>) outs(%c : tensor<256x24xf32>) -> tensor<256x24xf32>
   return %0 : tensor<256x24xf32>
+}
+
+func.func @resnet_last_stage(%x: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf32>, %o: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x9x9x512xf32>, tensor<3x3x512x512xf32>) outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  return %0 : tensor<1x7x7x512xf32>
 }
