@@ -487,6 +487,7 @@ mlir::tcl::getFunctionSignatures(ModuleOp module) {
   return signatures;
 }
 
+namespace {
 /// Temporary files that are removed when this goes out of scope.
 struct TemporaryFiles {
   ~TemporaryFiles() {
@@ -503,6 +504,7 @@ struct TemporaryFiles {
   }
   std::vector<std::string> paths;
 };
+} // namespace
 
 llvm::Error mlir::tcl::emitSharedLibrary(
     ModuleOp module, const TargetArch &platform, bool usesOpenMP,

@@ -160,6 +160,8 @@ public:
   LogicalResult emit(Value root);
 
 private:
+  /// The payload ops under the root that carry `tag`.
+  Value matchTagged(Location loc, NamedAttribute tag);
   Value match(Location loc, int64_t key);
   /// Tags the outermost loop of the first tile level (kNestAttrName).
   void tagNest(Location loc);
@@ -195,15 +197,19 @@ private:
 };
 } // namespace
 
-Value TransformEmitter::match(Location loc, int64_t key) {
-  DictionaryAttr attrs = b.getDictionaryAttr(
-      b.getNamedAttr(kMatchAttrName, b.getI64IntegerAttr(key)));
+Value TransformEmitter::matchTagged(Location loc, NamedAttribute tag) {
   return b
       .create<transform::MatchOp>(loc, anyOp, root, /*ops=*/ArrayAttr(),
-                                  /*interface=*/nullptr, attrs,
+                                  /*interface=*/nullptr,
+                                  b.getDictionaryAttr(tag),
                                   /*filter_result_type=*/TypeAttr(),
                                   /*filter_operand_types=*/ArrayAttr())
       .getResult();
+}
+
+Value TransformEmitter::match(Location loc, int64_t key) {
+  return matchTagged(loc,
+                     b.getNamedAttr(kMatchAttrName, b.getI64IntegerAttr(key)));
 }
 
 void TransformEmitter::tagNest(Location loc) {
@@ -217,14 +223,7 @@ void TransformEmitter::tagNest(Location loc) {
 Value TransformEmitter::cleanupScope(Location loc) {
   if (!nestTagged)
     return root;
-  DictionaryAttr attrs =
-      b.getDictionaryAttr(b.getNamedAttr(kNestAttrName, b.getUnitAttr()));
-  return b
-      .create<transform::MatchOp>(loc, anyOp, root, /*ops=*/ArrayAttr(),
-                                  /*interface=*/nullptr, attrs,
-                                  /*filter_result_type=*/TypeAttr(),
-                                  /*filter_operand_types=*/ArrayAttr())
-      .getResult();
+  return matchTagged(loc, b.getNamedAttr(kNestAttrName, b.getUnitAttr()));
 }
 
 LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex) {
