@@ -320,8 +320,11 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   bool wholeVectors =
       inner[channelDim] % lanes == 0 ||
       (inner[channelDim] < lanes && llvm::isPowerOf2_64(inner[channelDim]));
-  if (!wholeVectors || w.extent(channelDim) % inner[channelDim] != 0 ||
-      w.extent(columnDim) % inner[columnDim] != 0) {
+  bool isStatic = !ShapedType::isDynamic(w.extent(channelDim)) &&
+                  !ShapedType::isDynamic(w.extent(columnDim));
+  if (isStatic &&
+      (!wholeVectors || w.extent(channelDim) % inner[channelDim] != 0 ||
+       w.extent(columnDim) % inner[columnDim] != 0)) {
     RegisterTile tile =
         pickRegisterTile(w.extent(columnDim), w.extent(channelDim), lanes,
                          /*latencyAccumulators=*/registers / 2,
@@ -348,12 +351,13 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   // 3x3 512->512 at 7x7 ran at half the speed without.
   if (info.inputChannelDim && !info.groupDim) {
     unsigned inputChannelDim = *info.inputChannelDim;
-    int64_t tileBytes = w.extent(kernelRowDim) *
-                        w.extent(info.widthDims->window) * inner[channelDim] *
-                        4;
+    int64_t kernelRows = w.extent(kernelRowDim);
+    int64_t kernelColumns = w.extent(info.widthDims->window);
     int64_t inputChannels = w.extent(inputChannelDim);
-    if (!ShapedType::isDynamic(inputChannels) &&
-        !ShapedType::isDynamic(tileBytes) &&
+    int64_t tileBytes = kernelRows * kernelColumns * inner[channelDim] * 4;
+    if (!ShapedType::isDynamic(kernelRows) &&
+        !ShapedType::isDynamic(kernelColumns) &&
+        !ShapedType::isDynamic(inputChannels) &&
         inputChannels * tileBytes > kConvWeightSliceBytes) {
       int64_t slice = pickDividingTile(
           inputChannels,
@@ -448,10 +452,7 @@ ScheduleOp mlir::tcl::buildDefaultSchedule(OpBuilder &builder,
     case AnchorClass::Conv2D:
     case AnchorClass::DepthwiseConv2D:
     case AnchorClass::Pool2D:
-      writeWindowOp(writer, *info, lanes,
-                    HardwareFeatures::fromTarget(platform.getTarget(), threads)
-                        .vectorRegisters,
-                    threads, hasEpilogue);
+      writeWindowOp(writer, *info, lanes, registers, threads, hasEpilogue);
       break;
     case AnchorClass::Generic:
       writeGeneric(writer, anchor.getIteratorTypesArray(), lanes, threads,
