@@ -195,15 +195,19 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   int64_t mr = std::min(kMatmulRegisterRows, w.extent(m));
   int64_t nr = std::min(2 * lanes, w.extent(n));
   // Where that register tile does not divide the rows and columns (100
-  // rows, 1000 columns) or is not whole vectors (24 columns), one that does,
-  // and tiles at every level that divide the extents: a partial tile is not
+  // rows, 1000 columns), is not whole vectors (24 columns) or has too few
+  // accumulators to hide the FMA latency (fewer than 8 rows: a
+  // matrix-vector product ran at 6 GFLOP/s with 2), one that fits, and
+  // tiles at every level that divide the extents: a partial tile is not
   // vectorized, and 100 rows ran 30x slower than 128.
   bool dividing = false;
   if (!ShapedType::isDynamic(w.extent(m)) &&
       !ShapedType::isDynamic(w.extent(n))) {
     bool wholeVectors =
         nr % lanes == 0 || (nr < lanes && llvm::isPowerOf2_64(nr));
-    if (!wholeVectors || w.extent(m) % mr != 0 || w.extent(n) % nr != 0) {
+    bool latencyBound = mr * llvm::divideCeil(nr, lanes) < registers / 2;
+    if (!wholeVectors || latencyBound || w.extent(m) % mr != 0 ||
+        w.extent(n) % nr != 0) {
       RegisterTile tile =
           pickRegisterTile(w.extent(m), w.extent(n), lanes,
                            /*latencyAccumulators=*/registers / 2,

@@ -34,6 +34,12 @@
 //  CHECK-NEXT:   tcl.sched.tile [0, 0, 0, 32, 0, 0, 64]
 //  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 0, 1, 1, 1]
 
+// A matrix-vector product (one row): the usual 1 x 2 vectors keep two
+// accumulators, latency-bound; one row of 8 vectors.
+// CHECK-LABEL: tcl.sched.schedule task "default_6" anchor "linalg.matmul" {{.*}} loops [1 parallel, 1024 parallel, 512 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [0, 256, 128]
+//  CHECK-NEXT:   tcl.sched.tile [0, 128, 1]
+
 // AVX2 has 16 registers: one column of 5 vectors, or of 8 (whose weights,
 // 512 x 64 floats, take the cache level too).
 // AVX2-LABEL: tcl.sched.schedule task "default_0"
@@ -70,4 +76,9 @@ func.func @columns_24(%a: tensor<256x256xf32>, %b: tensor<256x24xf32>, %c: tenso
 func.func @resnet_last_stage(%x: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf32>, %o: tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32> {
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x9x9x512xf32>, tensor<3x3x512x512xf32>) outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
   return %0 : tensor<1x7x7x512xf32>
+}
+
+func.func @matrix_vector(%a: tensor<1x512xf32>, %b: tensor<512x1024xf32>, %c: tensor<1x1024xf32>) -> tensor<1x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<1x512xf32>, tensor<512x1024xf32>) outs(%c : tensor<1x1024xf32>) -> tensor<1x1024xf32>
+  return %0 : tensor<1x1024xf32>
 }
