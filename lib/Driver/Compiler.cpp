@@ -104,11 +104,8 @@ readInput(const CompileOptions &options, MLIRContext &context,
       return imported.takeError();
     importing.stop();
     if (options.optimizeGraph) {
-      PassManager pm(&context);
-      buildGraphOptimizationPipeline(pm);
       TimingScope optimizing = timing.nest("optimize the graph");
-      pm.enableTiming(optimizing);
-      if (failed(pm.run(**imported)))
+      if (failed(tcl::optimizeGraph(**imported, &optimizing)))
         return error("the graph optimizations failed");
     }
     return std::move(*imported);

@@ -128,19 +128,30 @@ struct RegisterTile {
   int64_t channels;
 };
 
+/// Whether `size` lanes are whole vectors or one power-of-two vector
+/// narrower than the ISA's: other sizes (24 or 20 lanes of 16) lower to
+/// scalar code, 20-50x slower.
+bool isWholeVectors(int64_t size, int64_t lanes) {
+  return size % lanes == 0 || (size < lanes && llvm::isPowerOf2_64(size));
+}
+
+/// Accumulators a register tile needs in flight to hide the multiply-adds'
+/// latency, and the most the register file holds beside the operands.
+int64_t getLatencyAccumulators(unsigned registers) { return registers / 2; }
+int64_t getMaxAccumulators(unsigned registers) { return registers - 4; }
+
 /// The register tile for `width` output columns (or rows) and `channels`
-/// channels (or columns) when the usual one (8 x 2 vectors) does not divide
-/// them (1000 channels, a 13x13 map, 100 rows): only whole tiles (the
-/// decomposed op vectorizes only those) of whole vectors or one narrower
-/// power-of-two vector (other sizes lower to scalar code, 20-50x slower),
-/// enough accumulators in flight to hide the multiply-adds' latency
-/// (`latencyAccumulators`), no more than the register file holds
-/// (`maxAccumulators`), and as many useful lanes per instruction as that
+/// channels (or columns) when the usual one (8 x 2 vectors) does not fit
+/// them (1000 channels, a 13x13 map, 100 rows, one row): only whole tiles
+/// (the decomposed op vectorizes only those) of whole vectors, enough
+/// accumulators in flight to hide the multiply-adds' latency, no more than
+/// `registers` hold, and as many useful lanes per instruction as that
 /// leaves. Falling back to one column of one channel made such convolutions
 /// scalar and latency-bound: 25x slower than a tuned schedule.
 RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
-                              int64_t latencyAccumulators,
-                              int64_t maxAccumulators) {
+                              unsigned registers) {
+  // The channel tiles of whole vectors (isWholeVectors) up to 8 vectors,
+  // narrower ones first: of equal throughputs, the first found stays.
   SmallVector<int64_t> sizes;
   for (int64_t size = lanes / 2; size >= 1; size /= 2)
     sizes.push_back(size);
@@ -156,12 +167,13 @@ RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
       if (size > channels || channels % size != 0)
         continue;
       int64_t accumulators = columns * llvm::divideCeil(size, lanes);
-      if (accumulators > maxAccumulators)
+      if (accumulators > getMaxAccumulators(registers))
         continue;
       // Lanes computed per instruction slot: fewer accumulators than the
       // latency needs stall.
-      double throughput = static_cast<double>(columns * size) /
-                          std::max<int64_t>(accumulators, latencyAccumulators);
+      double throughput =
+          static_cast<double>(columns * size) /
+          std::max(accumulators, getLatencyAccumulators(registers));
       if (throughput > bestThroughput) {
         bestThroughput = throughput;
         best = {columns, size};
@@ -203,15 +215,12 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   bool dividing = false;
   if (!ShapedType::isDynamic(w.extent(m)) &&
       !ShapedType::isDynamic(w.extent(n))) {
-    bool wholeVectors =
-        nr % lanes == 0 || (nr < lanes && llvm::isPowerOf2_64(nr));
-    bool latencyBound = mr * llvm::divideCeil(nr, lanes) < registers / 2;
-    if (!wholeVectors || latencyBound || w.extent(m) % mr != 0 ||
+    bool latencyBound =
+        mr * llvm::divideCeil(nr, lanes) < getLatencyAccumulators(registers);
+    if (!isWholeVectors(nr, lanes) || latencyBound || w.extent(m) % mr != 0 ||
         w.extent(n) % nr != 0) {
       RegisterTile tile =
-          pickRegisterTile(w.extent(m), w.extent(n), lanes,
-                           /*latencyAccumulators=*/registers / 2,
-                           /*maxAccumulators=*/registers - 4);
+          pickRegisterTile(w.extent(m), w.extent(n), lanes, registers);
       mr = tile.columns;
       nr = tile.channels;
       dividing = true;
@@ -319,20 +328,13 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   int64_t columns =
       inner[channelDim] < lanes ? 2 * kConvOutputColumns : kConvOutputColumns;
   inner[columnDim] = pickTile(w.extent(columnDim), columns);
-  // A channel tile of whole vectors or one narrower power-of-two vector:
-  // other sizes (24 channels of 16 lanes) lower to code 20x slower.
-  bool wholeVectors =
-      inner[channelDim] % lanes == 0 ||
-      (inner[channelDim] < lanes && llvm::isPowerOf2_64(inner[channelDim]));
   bool isStatic = !ShapedType::isDynamic(w.extent(channelDim)) &&
                   !ShapedType::isDynamic(w.extent(columnDim));
-  if (isStatic &&
-      (!wholeVectors || w.extent(channelDim) % inner[channelDim] != 0 ||
-       w.extent(columnDim) % inner[columnDim] != 0)) {
-    RegisterTile tile =
-        pickRegisterTile(w.extent(columnDim), w.extent(channelDim), lanes,
-                         /*latencyAccumulators=*/registers / 2,
-                         /*maxAccumulators=*/registers - 4);
+  if (isStatic && (!isWholeVectors(inner[channelDim], lanes) ||
+                   w.extent(channelDim) % inner[channelDim] != 0 ||
+                   w.extent(columnDim) % inner[columnDim] != 0)) {
+    RegisterTile tile = pickRegisterTile(
+        w.extent(columnDim), w.extent(channelDim), lanes, registers);
     inner[columnDim] = tile.columns;
     inner[channelDim] = tile.channels;
   }

@@ -6,8 +6,8 @@
 
 #include "tcl/Transforms/Pipelines.h"
 #include "tcl/Target/Platform.h"
-#include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/DefaultSchedule.h"
+#include "tcl/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -151,9 +151,11 @@ void mlir::tcl::buildGraphOptimizationPipeline(OpPassManager &pm) {
   funcs.addPass(createCSEPass());
 }
 
-LogicalResult mlir::tcl::optimizeGraph(ModuleOp module) {
+LogicalResult mlir::tcl::optimizeGraph(ModuleOp module, TimingScope *timing) {
   PassManager pm(module.getContext());
   buildGraphOptimizationPipeline(pm);
+  if (timing)
+    pm.enableTiming(*timing);
   return pm.run(module);
 }
 
@@ -196,9 +198,8 @@ void mlir::tcl::registerTclPipelines() {
         buildLowerToLLVMPipeline(pm, lowering);
         return success();
       },
-      [](function_ref<void(const ::mlir::detail::PassOptions &)> optionHandler) {
-        optionHandler(LowerToLLVMPipelineOptions());
-      });
+      [](function_ref<void(const ::mlir::detail::PassOptions &)>
+             optionHandler) { optionHandler(LowerToLLVMPipelineOptions()); });
   PassPipelineRegistration<>(
       "tcl-optimize-graph",
       "Graph-level optimizations of imported models: layout propagation, "

@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LogicalResult.h"
+#include "mlir/Support/Timing.h"
 
 #include <string>
 
@@ -49,7 +50,8 @@ void buildLowerToLLVMPipeline(OpPassManager &pm,
 void buildGraphOptimizationPipeline(OpPassManager &pm);
 
 /// Runs buildGraphOptimizationPipeline on `module`.
-LogicalResult optimizeGraph(ModuleOp module);
+/// With `timing`, the passes' times go under it (tcl-compile --timing).
+LogicalResult optimizeGraph(ModuleOp module, TimingScope *timing = nullptr);
 
 /// Registers `tcl-lower-to-llvm{target=... num-threads=...}` and
 /// `tcl-optimize-graph` for tcl-opt.
