@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Learned cost models side by side (issue: learned cost models).
 
+0. Scoring speed: 4096 programs in one call, each model, median and range
+   of 7 interleaved calls, at 1 and 2 threads (tcl-cost-model time-scoring).
 1. Ranking quality and cost, one table per split, all models trained and
    evaluated in this run on the committed dataset (datasets/cpu):
    parameters, training time per epoch, time to score 4096 programs, and
@@ -21,7 +23,8 @@
 
 Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
        [--epochs N] [--trials N] [--held-out bert_encoder,resnet18]
-       [--platform x86-avx2/1t] [--skip-ranking] [--skip-tuning] [--out DIR]
+       [--platform x86-avx2/1t] [--skip-scoring] [--skip-ranking]
+       [--skip-tuning] [--out DIR]
 """
 import argparse
 import os
@@ -57,6 +60,19 @@ def ranking(build, data, epochs, splits, threads):
             continue
         print(result.stderr.strip().splitlines()[0])
         print()
+        print(result.stdout.strip(), flush=True)
+
+
+def scoring(build, data):
+    """Time to score 4096 held-out programs in one call, every model trained
+    for one epoch on one platform (the time does not depend on the weights),
+    the models taking turns, at 1 and 2 threads."""
+    tool = os.path.join(build, "bin", "tcl-cost-model")
+    for threads in (1, 2):
+        print(f"\n### Scoring 4096 programs, {threads} thread(s)\n")
+        result = run([tool, "time-scoring", f"--data={data}", "--split=task",
+                      "--platforms=x86-avx512/1t,x86-avx2/1t", "--epochs=1",
+                      "--repeats=7", f"--num-threads={threads}"])
         print(result.stdout.strip(), flush=True)
 
 
@@ -210,6 +226,7 @@ def main():
                              "platform:x86-sse42/1t)")
     parser.add_argument("--platform", default=None,
                         help="tuning: <target>/1t, by default this host's")
+    parser.add_argument("--skip-scoring", action="store_true")
     parser.add_argument("--skip-ranking", action="store_true")
     parser.add_argument("--skip-tuning", action="store_true")
     parser.add_argument("--out", default=None)
@@ -218,6 +235,8 @@ def main():
     out = args.out or os.path.join(args.build, "bench-cost-models")
     os.makedirs(out, exist_ok=True)
     held_out = [m for m in args.held_out.split(",") if m]
+    if not args.skip_scoring:
+        scoring(args.build, args.data)
     if not args.skip_ranking:
         splits = ["task"] + [f"model:{m}" for m in
                              ("resnet18", "mobilenet_v2", "bert_encoder")]

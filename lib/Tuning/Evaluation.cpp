@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Parser/Parser.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -130,20 +131,40 @@ mlir::tcl::rankHeldOut(CostModel &model, llvm::ArrayRef<FeaturizedGroup> test) {
   return result;
 }
 
-double mlir::tcl::timeScoring4096(CostModel &model,
-                                  llvm::ArrayRef<FeaturizedGroup> groups) {
-  std::vector<std::vector<float>> programs;
+std::vector<std::vector<float>>
+mlir::tcl::makeScoringBatch(llvm::ArrayRef<FeaturizedGroup> groups,
+                            size_t count) {
+  std::vector<const std::vector<float> *> programs;
   for (const FeaturizedGroup &group : groups)
-    llvm::append_range(programs, group.features);
-  if (programs.empty())
-    return 0;
+    for (const std::vector<float> &features : group.features)
+      programs.push_back(&features);
   std::vector<std::vector<float>> batch;
-  for (size_t i = 0; i < 4096; ++i)
-    batch.push_back(programs[i % programs.size()]);
-  (void)model.predict(llvm::ArrayRef(batch).take_front(64)); // warm up
+  if (programs.empty())
+    return batch;
+  batch.reserve(count);
+  for (size_t i = 0; i < count; ++i)
+    batch.push_back(*programs[i % programs.size()]);
+  return batch;
+}
+
+double mlir::tcl::timeScoring(CostModel &model,
+                              llvm::ArrayRef<std::vector<float>> batch) {
+  if (batch.empty())
+    return 0;
+  (void)model.predict(batch.take_front(64)); // warm up
   auto start = std::chrono::steady_clock::now();
   (void)model.predict(batch);
   return secondsSince(start);
+}
+
+double mlir::tcl::timeScoring4096(CostModel &model,
+                                  llvm::ArrayRef<FeaturizedGroup> groups) {
+  std::vector<std::vector<float>> batch = makeScoringBatch(groups);
+  std::vector<double> seconds;
+  for (int run = 0; run < 3; ++run)
+    seconds.push_back(timeScoring(model, batch));
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[1];
 }
 
 llvm::Expected<CostModelEvaluation>

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/Learned/RankingModel.h"
 #include "tcl/Tuning/CostModel.h"
+#include "tcl/Tuning/Learned/RankingModel.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -72,6 +72,7 @@ public:
     train.threads = options.threads;
     train.seed = seed + updates++;
     train.onEpoch = options.onEpoch;
+    model->setCropPadding(options.cropPadding);
     if (llvm::Error error = model->train(set, train))
       return error;
     trained = true;
@@ -84,16 +85,18 @@ public:
     if (!model || features.empty())
       return scores;
     const learned::ModelConfig &config = model->getConfig();
-    std::vector<float> inputs;
-    inputs.reserve(features.size() * config.rows * config.width);
-    for (const std::vector<float> &row : features) {
-      if (row.size() != size_t(config.rows) * config.width)
+    std::vector<const float *> programs;
+    programs.reserve(features.size());
+    for (const std::vector<float> &program : features) {
+      if (program.size() != size_t(config.rows) * config.width)
         return scores;
-      inputs.insert(inputs.end(), row.begin(), row.end());
+      programs.push_back(program.data());
     }
     model->setThreads(options.threads);
+    model->setChunkSize(options.scoreChunk);
+    model->setCropPadding(options.cropPadding);
     llvm::Expected<std::vector<float>> predicted =
-        model->predict(inputs, config.rows, config.width);
+        model->predict(programs, config.rows, config.width);
     if (!predicted) {
       // A scoring failure must not stop a search: it ranks at random then.
       llvm::consumeError(predicted.takeError());

@@ -14,6 +14,11 @@
 //                           one table: parameters, training time per epoch,
 //                           time to score 4096 programs, and the ranking
 //                           metrics on the held-out groups of each platform
+//   tcl-cost-model time-scoring --data DIR [--models ...] [--repeats 7]
+//                           each model trained briefly (--epochs), then the
+//                           time to score 4096 held-out programs in one
+//                           call, models interleaved, median and range; the
+//                           sequence models also without cropping padding
 //
 // Common options: --platforms P,Q (default: all), --split task |
 // model:NAME | platform:NAME | none (none: train and evaluate on all),
@@ -30,9 +35,12 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -43,8 +51,8 @@ using namespace mlir::tcl;
 static llvm::cl::OptionCategory toolCategory("Options");
 static llvm::cl::opt<std::string>
     command(llvm::cl::Positional,
-            llvm::cl::desc("<train | evaluate | compare>"), llvm::cl::Required,
-            llvm::cl::cat(toolCategory));
+            llvm::cl::desc("<train | evaluate | compare | time-scoring>"),
+            llvm::cl::Required, llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     dataDir("data", llvm::cl::desc("Dataset directory (export-dataset)"),
             llvm::cl::init(""), llvm::cl::cat(toolCategory));
@@ -99,6 +107,15 @@ static llvm::cl::opt<unsigned>
                            "(default 1: where cores are shared, OpenMP's "
                            "spinning barriers make two many times slower)"),
             llvm::cl::init(1), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<unsigned> scoreChunk(
+    "score-chunk",
+    llvm::cl::desc("Programs per forward pass when a learned model scores "
+                   "(counted at the tokenizer's full length)"),
+    llvm::cl::init(64), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<unsigned>
+    repeats("repeats",
+            llvm::cl::desc("time-scoring: timed calls per model (interleaved)"),
+            llvm::cl::init(7), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<double> maxSpread(
     "max-spread",
     llvm::cl::desc("Leave out records whose timings spread more than this "
@@ -198,14 +215,17 @@ struct EpochTimes {
   double lastLoss = 0;
 };
 
-std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times) {
+std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times,
+                                     bool cropPadding = true) {
   LearnedModelOptions options;
+  options.cropPadding = cropPadding;
   options.loss = loss;
   options.epochs = epochs;
   options.fineTuneEpochs = epochs;
   options.learningRate = learningRate;
   options.cosineDecay = cosineDecay;
   options.threads = threads;
+  options.scoreChunk = scoreChunk;
   options.onEpoch = [&times, name = name.str()](unsigned epoch, double mean,
                                                 double seconds) {
     ++times.epochs;
@@ -281,6 +301,79 @@ llvm::Error trainAndReport(Data &data, llvm::StringRef name,
   return llvm::Error::success();
 }
 
+/// One contender of time-scoring: a trained model and its timings.
+struct ScoringContender {
+  std::string label;
+  std::unique_ptr<CostModel> model;
+  std::vector<double> seconds;
+};
+
+/// time-scoring: trains each model on the split's training groups, then
+/// times scoring one batch of 4096 held-out programs, the models taking
+/// turns so that the host's load changes hit them alike.
+llvm::Error timeScoringCommand(Data &data, llvm::ArrayRef<std::string> names,
+                               MLIRContext *context) {
+  std::vector<ScoringContender> contenders;
+  std::map<FeatureKind, std::vector<std::vector<float>>> batches;
+  for (const std::string &name : names) {
+    EpochTimes times;
+    std::unique_ptr<CostModel> model = makeModel(name, times);
+    auto all = data.featuresFor(model->getFeatureKind(), context);
+    if (!all)
+      return all.takeError();
+    if (!batches.count(model->getFeatureKind()))
+      batches[model->getFeatureKind()] =
+          makeScoringBatch(data.pick(**all, data.split.test));
+    if (llvm::Error updateError =
+            model->update(makeSamples(data.pick(**all, data.split.train))))
+      return updateError;
+    if (model->getFeatureKind() == FeatureKind::Sequence) {
+      // The same weights, scoring every row of the padded programs.
+      llvm::SmallString<128> path;
+      if (std::error_code code =
+              llvm::sys::fs::createTemporaryFile("tcl-cost-model", "bin", path))
+        return error("cannot create a temporary file: " + code.message());
+      llvm::FileRemover remover(path);
+      std::unique_ptr<CostModel> padded = makeModel(name, times, false);
+      if (llvm::Error saveError = model->save(path))
+        return saveError;
+      if (llvm::Error loadError = padded->load(path))
+        return loadError;
+      contenders.push_back({name + " (padded)", std::move(padded), {}});
+    }
+    contenders.push_back({name, std::move(model), {}});
+  }
+  for (unsigned run = 0; run < std::max(1u, unsigned(repeats)); ++run)
+    for (ScoringContender &contender : contenders)
+      contender.seconds.push_back(timeScoring(
+          *contender.model, batches[contender.model->getFeatureKind()]));
+
+  auto median = [](std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+  };
+  double reference = 0;
+  for (ScoringContender &contender : contenders)
+    if (contender.label == "xgboost")
+      reference = median(contender.seconds);
+  llvm::outs() << "| model | threads | programs | median (ms) | min (ms) | "
+                  "max (ms) | programs/s | / xgboost |\n"
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  for (ScoringContender &contender : contenders) {
+    double mid = median(contender.seconds);
+    auto [low, high] =
+        std::minmax_element(contender.seconds.begin(), contender.seconds.end());
+    size_t programs = batches[contender.model->getFeatureKind()].size();
+    llvm::outs() << llvm::formatv(
+        "| {0} | {1} | {2} | {3:F1} | {4:F1} | {5:F1} | {6:F0} | {7} |\n",
+        contender.label, unsigned(threads), programs, mid * 1e3, *low * 1e3,
+        *high * 1e3, mid > 0 ? programs / mid : 0.0,
+        reference > 0 ? llvm::formatv("{0:F1}x", mid / reference).str()
+                      : std::string("-"));
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -289,12 +382,15 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "tcl cost model training and evaluation\n");
   // Checked before loading the data (seconds): a typo fails at once.
-  if (command != "train" && command != "evaluate" && command != "compare")
-    return fail(
-        error("unknown command '" + command + "' (train, evaluate, compare)"));
+  if (command != "train" && command != "evaluate" && command != "compare" &&
+      command != "time-scoring")
+    return fail(error("unknown command '" + command +
+                      "' (train, evaluate, compare, time-scoring)"));
   std::vector<std::string> names(modelNames.begin(), modelNames.end());
-  if (command != "compare")
+  if (command != "compare" && command != "time-scoring")
     names = {modelName};
+  else if (names.empty() && command == "time-scoring")
+    names = {"mamba", "tlp", "mlp", "xgboost"};
   else if (names.empty())
     names = {"mamba", "tlp", "mlp", "xgboost", "random"};
   std::vector<std::string> known = getCostModelNames();
@@ -343,6 +439,11 @@ int main(int argc, char **argv) {
       result.scoreSecondsPer4096 = score4096;
       printRow(modelName, *model, times, 0, platform, result);
     }
+    return 0;
+  }
+  if (command == "time-scoring") {
+    if (llvm::Error timeError = timeScoringCommand(data, names, &context))
+      return fail(std::move(timeError));
     return 0;
   }
   // compare

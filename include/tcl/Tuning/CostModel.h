@@ -85,6 +85,11 @@ struct LearnedModelOptions {
   /// machine whose cores are shared, OpenMP's spinning barriers make two
   /// threads many times slower than one (RECIPES.md).
   unsigned threads = 1;
+  /// Programs per forward pass when scoring (RankingModel::setChunkSize).
+  unsigned scoreChunk = 64;
+  /// Score and train on programs cropped to their length
+  /// (RankingModel::setCropPadding); off only to compare.
+  bool cropPadding = true;
   /// Called after every epoch (epoch, mean loss, seconds).
   std::function<void(unsigned, double, double)> onEpoch;
 };

@@ -52,8 +52,16 @@ struct CostModelEvaluation {
   double scoreSeconds = 0, scoreSecondsPer4096 = 0;
 };
 
-/// Seconds to score 4096 programs at once (the programs of `groups`,
-/// cycled), as the search scores a generation's candidates.
+/// `count` programs of `groups` (cycled), to score at once as the search
+/// scores a generation's candidates; empty if the groups have none.
+std::vector<std::vector<float>>
+makeScoringBatch(llvm::ArrayRef<FeaturizedGroup> groups, size_t count = 4096);
+
+/// Seconds one predict call on `batch` takes (after a warm-up call on a
+/// few of its programs).
+double timeScoring(CostModel &model, llvm::ArrayRef<std::vector<float>> batch);
+
+/// The median of three timeScoring calls on 4096 programs of `groups`.
 double timeScoring4096(CostModel &model,
                        llvm::ArrayRef<FeaturizedGroup> groups);
 

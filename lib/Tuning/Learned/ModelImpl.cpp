@@ -14,7 +14,9 @@
 #include <cmath>
 #include <malloc.h>
 #include <mutex>
+#include <numeric>
 #include <thread>
+#include <tuple>
 
 using namespace mlir::tcl::learned;
 
@@ -104,11 +106,23 @@ void ModelImpl::computeNormalization(const ProgramSet &data) {
   setNormalization(std::move(newMean), std::move(newStd));
 }
 
-std::pair<torch::Tensor, torch::Tensor> ModelImpl::prepare(const float *data,
-                                                           int64_t count) {
-  torch::Tensor x = torch::from_blob(
-      const_cast<float *>(data),
-      {count, int64_t(config.rows), int64_t(config.width)}, torch::kFloat);
+unsigned ModelImpl::getLength(const float *program) const {
+  if (!readsSequences() || !cropPadding)
+    return config.rows;
+  const unsigned width = config.width;
+  for (unsigned length = config.rows; length > 1; --length) {
+    const float *row = program + size_t(length - 1) * width;
+    if (std::any_of(row, row + width, [](float v) { return v != 0; }))
+      return length;
+  }
+  return 1;
+}
+
+std::pair<torch::Tensor, torch::Tensor>
+ModelImpl::prepare(const float *data, int64_t count, int64_t length) {
+  torch::Tensor x =
+      torch::from_blob(const_cast<float *>(data),
+                       {count, length, int64_t(config.width)}, torch::kFloat);
   torch::Tensor mask = x.ne(0).any(-1).to(torch::kFloat);
   if (normalized)
     x = (x - meanTensor) * invStdTensor * mask.unsqueeze(-1);
@@ -131,22 +145,51 @@ llvm::Error ModelImpl::checkShape(unsigned rows, unsigned width,
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<std::vector<float>>
-ModelImpl::predict(llvm::ArrayRef<float> inputs) {
-  const size_t perProgram = size_t(config.rows) * config.width;
-  const size_t count = inputs.size() / perProgram;
+ModelImpl::predict(llvm::ArrayRef<const float *> programs) {
+  const size_t count = programs.size();
   std::vector<float> scores(count);
   useThreads(threads);
   // Scoring needs no autograd state at all.
   c10::InferenceMode inference;
   net->eval();
-  for (size_t start = 0; start < count; start += chunkSize) {
-    int64_t n = std::min<size_t>(chunkSize, count - start);
-    auto [x, mask] = prepare(inputs.data() + start * perProgram, n);
+
+  // Programs in order of length, so that a forward pass holds programs of
+  // (nearly) one length and computes on their tokens, not on padding: most
+  // schedules have 4-9 primitives of the tokenizer's 32 rows.
+  std::vector<unsigned> lengths(count);
+  for (size_t i = 0; i < count; ++i)
+    lengths[i] = getLength(programs[i]);
+  std::vector<uint32_t> order(count);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return std::tie(lengths[a], a) < std::tie(lengths[b], b);
+  });
+
+  const size_t tokensPerPass = size_t(chunkSize) * config.rows;
+  std::vector<float> batch;
+  for (size_t start = 0; start < count;) {
+    // Sorted ascending: the last program taken is the longest of the pass.
+    size_t end = start + 1;
+    while (end < count &&
+           (end + 1 - start) * lengths[order[end]] <= tokensPerPass)
+      ++end;
+    const unsigned length = lengths[order[end - 1]];
+    const int64_t n = int64_t(end - start);
+    batch.assign(size_t(n) * length * config.width, 0.0f);
+    for (int64_t k = 0; k < n; ++k) {
+      std::copy_n(programs[order[start + k]],
+                  size_t(lengths[order[start + k]]) * config.width,
+                  batch.begin() + size_t(k) * length * config.width);
+    }
+    auto [x, mask] = prepare(batch.data(), n, length);
     torch::Tensor s = net->score(x, mask).contiguous();
     if (s.numel() != n)
       return makeError("the network returned " + llvm::Twine(s.numel()) +
                        " scores for " + llvm::Twine(n) + " programs");
-    std::copy_n(s.data_ptr<float>(), n, scores.begin() + start);
+    const float *values = s.data_ptr<float>();
+    for (int64_t k = 0; k < n; ++k)
+      scores[order[start + k]] = values[k];
+    start = end;
   }
   return scores;
 }

@@ -47,7 +47,12 @@ struct ModelImpl {
   std::vector<float> mean, stddev;
   torch::Tensor meanTensor, invStdTensor;
   bool normalized = false;
+  /// Programs per forward pass in predict, counted as programs of
+  /// config.rows rows: a pass holds chunkSize * config.rows tokens.
   unsigned chunkSize = 64;
+  /// Crop programs to their length when scoring and training (off only to
+  /// compare with the padded computation).
+  bool cropPadding = true;
   unsigned threads = 0;
 
   void setNormalization(std::vector<float> newMean, std::vector<float> newStd);
@@ -57,15 +62,29 @@ struct ModelImpl {
   /// value that differs).
   void computeNormalization(const ProgramSet &data);
 
-  /// Normalized inputs [count, rows, width] and their mask [count, rows] of
-  /// `count` programs at `data` (which must outlive the returned tensors).
-  std::pair<torch::Tensor, torch::Tensor> prepare(const float *data,
-                                                  int64_t count);
+  /// Whether the network reads a program as a sequence (Mamba,
+  /// Transformer). Such a network's score does not depend on padding rows
+  /// after a program's last token (causal layers, masked attention and
+  /// pooling), so it runs on programs cropped to their length; the MLP reads
+  /// all rows.
+  bool readsSequences() const { return config.kind != ModelKind::MLP; }
+
+  /// The rows of a [rows, width] program up to its last non-padding row (at
+  /// least 1); config.rows for a network that does not read sequences.
+  unsigned getLength(const float *program) const;
+
+  /// Normalized inputs [count, length, width] and their mask [count, length]
+  /// of `count` programs of `length` rows at `data` (which must outlive the
+  /// returned tensors).
+  std::pair<torch::Tensor, torch::Tensor>
+  prepare(const float *data, int64_t count, int64_t length);
 
   llvm::Error checkShape(unsigned rows, unsigned width,
                          llvm::StringRef what) const;
 
-  llvm::Expected<std::vector<float>> predict(llvm::ArrayRef<float> inputs);
+  /// Scores of programs of [config.rows, config.width] floats each.
+  llvm::Expected<std::vector<float>>
+  predict(llvm::ArrayRef<const float *> programs);
   /// In Training.cpp.
   llvm::Error train(const ProgramSet &data, const TrainOptions &options);
   /// In Checkpoint.cpp.

@@ -210,7 +210,8 @@ public:
 
   torch::Tensor score(const torch::Tensor &x,
                       const torch::Tensor &mask) override {
-    torch::Tensor h = embed(x) + position;
+    // x may be cropped to fewer rows than the model reads.
+    torch::Tensor h = embed(x) + position.narrow(0, 0, x.size(1));
     torch::Tensor keyBias = ((1 - mask) * -1e9).unsqueeze(1).unsqueeze(1);
     for (const std::shared_ptr<torch::nn::Module> &layer : *layers)
       h = layer->as<EncoderLayer>()->forward(h, keyBias);

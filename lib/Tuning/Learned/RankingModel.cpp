@@ -75,6 +75,7 @@ void RankingModel::setChunkSize(unsigned chunkSize) {
   impl->chunkSize = chunkSize ? chunkSize : 64;
 }
 void RankingModel::setThreads(unsigned threads) { impl->threads = threads; }
+void RankingModel::setCropPadding(bool crop) { impl->cropPadding = crop; }
 
 //===----------------------------------------------------------------------===//
 // Prediction, training, saving and loading
@@ -89,7 +90,19 @@ RankingModel::predict(llvm::ArrayRef<float> inputs, unsigned rows,
     return makeError("predict: " + llvm::Twine(inputs.size()) +
                      " floats are not a whole number of [" + llvm::Twine(rows) +
                      ", " + llvm::Twine(width) + "] programs");
-  return guarded("scoring programs", [&] { return impl->predict(inputs); });
+  const size_t perProgram = size_t(rows) * width;
+  std::vector<const float *> programs(inputs.size() / perProgram);
+  for (size_t i = 0; i < programs.size(); ++i)
+    programs[i] = inputs.data() + i * perProgram;
+  return guarded("scoring programs", [&] { return impl->predict(programs); });
+}
+
+llvm::Expected<std::vector<float>>
+RankingModel::predict(llvm::ArrayRef<const float *> programs, unsigned rows,
+                      unsigned width) const {
+  if (llvm::Error error = impl->checkShape(rows, width, "predict"))
+    return std::move(error);
+  return guarded("scoring programs", [&] { return impl->predict(programs); });
 }
 
 llvm::Expected<std::vector<float>>

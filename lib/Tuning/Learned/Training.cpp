@@ -37,6 +37,10 @@ llvm::Error ModelImpl::train(const ProgramSet &data,
   if (!normalized)
     computeNormalization(data);
 
+  std::vector<unsigned> lengths(data.size());
+  for (size_t i = 0; i < data.size(); ++i)
+    lengths[i] = getLength(data.inputs.data() + i * perProgram);
+
   // The programs of each task, tasks in order of id so that the batches
   // depend only on the data and the seed.
   std::map<unsigned, std::vector<uint32_t>> byGroup;
@@ -93,17 +97,24 @@ llvm::Error ModelImpl::train(const ProgramSet &data,
       size_t last = std::min(pieces.size(), first + groupsPerBatch);
       batchInputs.clear();
       batchLabels.clear();
+      // The batch is cropped to its longest program: padding rows after
+      // it change no score (ModelImpl::readsSequences).
+      unsigned length = 1;
+      for (size_t p = first; p < last; ++p)
+        for (uint32_t i : pieces[p])
+          length = std::max(length, lengths[i]);
       std::vector<int64_t> pieceSizes;
       for (size_t p = first; p < last; ++p) {
         for (uint32_t i : pieces[p]) {
           const float *input = data.inputs.data() + i * perProgram;
-          batchInputs.insert(batchInputs.end(), input, input + perProgram);
+          batchInputs.insert(batchInputs.end(), input,
+                             input + size_t(length) * config.width);
           batchLabels.push_back(data.labels[i]);
         }
         pieceSizes.push_back(int64_t(pieces[p].size()));
       }
       const int64_t n = int64_t(batchLabels.size());
-      auto [x, mask] = prepare(batchInputs.data(), n);
+      auto [x, mask] = prepare(batchInputs.data(), n, length);
       torch::Tensor labels = torch::from_blob(batchLabels.data(), {n});
       torch::Tensor scores = net->score(x, mask);
 

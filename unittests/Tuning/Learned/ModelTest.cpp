@@ -143,6 +143,44 @@ TEST_P(ModelKinds, SameSeedSameModelAndChunkingDoesNotMatter) {
   EXPECT_EQ(*scoresA, *scoresB);
 }
 
+// The sequence models score and train on programs cropped to their last
+// real row, scoring in order of length; that must give the scores of the
+// whole padded matrices (to rounding: the matrix shapes differ), for
+// programs of every length, a zero row between real ones included.
+TEST_P(ModelKinds, CroppedScoringAndTrainingEqualPadded) {
+  constexpr unsigned kLongRows = 16;
+  ModelConfig config(GetParam(), kLongRows, kWidth, /*seed=*/5);
+  auto cropped = RankingModel::create(config);
+  auto padded = RankingModel::create(config);
+  ASSERT_TRUE(cropped && padded);
+  (*padded)->setCropPadding(false);
+  ProgramSet programs = randomPrograms(90, 8, kLongRows);
+  // Program 0: a zero row between real tokens, which is not padding.
+  std::fill_n(programs.inputs.begin() + kWidth, kWidth, 0.0f);
+  ASSERT_NE(programs.inputs[2 * kWidth], 0.0f);
+  for (auto *model : {&*cropped, &*padded}) {
+    (*model)->setThreads(1);
+    (*model)->setChunkSize(3);
+  }
+  auto expectSameScores = [&](double tolerance) {
+    auto a = (*cropped)->predict(programs);
+    auto b = (*padded)->predict(programs);
+    ASSERT_TRUE(a && b);
+    ASSERT_EQ(a->size(), programs.size());
+    for (size_t i = 0; i < a->size(); ++i)
+      EXPECT_NEAR((*a)[i], (*b)[i], tolerance) << "program " << i;
+  };
+  expectSameScores(1e-4);
+  TrainOptions options;
+  options.epochs = 2;
+  options.threads = 1;
+  options.groupsPerBatch = 2;
+  options.programsPerGroup = 8;
+  ASSERT_FALSE(bool((*cropped)->train(programs, options)));
+  ASSERT_FALSE(bool((*padded)->train(programs, options)));
+  expectSameScores(1e-3);
+}
+
 TEST_P(ModelKinds, WrongShapesAreErrors) {
   auto model = RankingModel::create(ModelConfig(GetParam(), kRows, kWidth));
   ASSERT_TRUE(bool(model));

@@ -85,6 +85,11 @@ public:
   /// Scores chunk by chunk (setChunkSize) to keep temporaries in cache.
   llvm::Expected<std::vector<float>>
   predict(llvm::ArrayRef<float> inputs, unsigned rows, unsigned width) const;
+  /// The same for programs anywhere in memory, rows * width floats each
+  /// (no copy of the whole set).
+  llvm::Expected<std::vector<float>>
+  predict(llvm::ArrayRef<const float *> programs, unsigned rows,
+          unsigned width) const;
   /// Scores the programs of `programs` (labels and groups are ignored).
   llvm::Expected<std::vector<float>> predict(const ProgramSet &programs) const;
 
@@ -93,10 +98,18 @@ public:
   /// Whether the input normalization has been computed (by train or load).
   bool isNormalized() const;
 
-  /// Programs per forward pass in predict (default 64; 0 means 64).
+  /// Programs per forward pass in predict, counted in programs of the
+  /// model's rows (a pass holds chunkSize * rows tokens of cropped
+  /// programs; default 64, 0 means 64).
   void setChunkSize(unsigned chunkSize);
   /// Intra-op threads for predict (default 0: the hardware's concurrency).
   void setThreads(unsigned threads);
+  /// The sequence models (Mamba, TLP) score and train on programs cropped
+  /// to their last non-padding row, scoring programs in order of length;
+  /// padding after a program's tokens changes no score, so this only saves
+  /// work (most programs are a fifth of the tokenizer's rows). Off computes
+  /// on every row, to compare.
+  void setCropPadding(bool crop);
 
 private:
   explicit RankingModel(std::unique_ptr<ModelImpl> impl);
