@@ -7,6 +7,8 @@
 #include "tcl/Driver/ToolOptions.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir::tcl;
 
@@ -33,10 +35,10 @@ llvm::Expected<const TargetArch *> PlatformFlags::getTarget() const {
   llvm::SmallVector<llvm::StringRef> known;
   for (const TargetArch &arch : getTargetArchs())
     known.push_back(arch.name);
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unknown target '" + target +
-                                     "'; known targets: " +
-                                     llvm::join(known, " "));
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "unknown target '" + target +
+          "'; known targets: " + llvm::join(known, " "));
 }
 
 llvm::Expected<Platform>
@@ -81,3 +83,17 @@ SearchFlags::SearchFlags(llvm::cl::OptionCategory &category,
            llvm::cl::cat(category)),
       batchSize("batch-size", llvm::cl::desc(batchHelp),
                 llvm::cl::init(defaultBatchSize), llvm::cl::cat(category)) {}
+
+std::string mlir::tcl::findPretrainedCostModel(llvm::StringRef name,
+                                               const char *argv0) {
+  // Any address in this binary identifies it to getMainExecutable.
+  static int anchor;
+  std::string executable = llvm::sys::fs::getMainExecutable(argv0, &anchor);
+  if (executable.empty())
+    return "";
+  llvm::SmallString<256> path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
+  llvm::sys::path::append(path, "share", "tcl", "cost-models",
+                          name + "-cpu.bin");
+  return llvm::sys::fs::exists(path) ? std::string(path) : std::string();
+}

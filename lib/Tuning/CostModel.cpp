@@ -177,6 +177,19 @@ std::vector<std::string> mlir::tcl::getCostModelNames() {
   return {"random", "xgboost", "mamba", "tlp", "mlp"};
 }
 
+std::string mlir::tcl::getFeatureLayout(FeatureKind kind) {
+  // The summary: sum and max of each token column, the length, then the
+  // task and hardware columns (scheduleFeatures).
+  constexpr unsigned kSummaryWidth = 2 * Tokenizer::kTokenWidth + 1 +
+                                     Tokenizer::kTaskWidth +
+                                     Tokenizer::kHardwareWidth;
+  std::string version = "-v" + std::to_string(Tokenizer::kLayoutVersion) + "-";
+  if (kind == FeatureKind::Summary)
+    return "summary" + version + "1x" + std::to_string(kSummaryWidth);
+  return "tokens" + version + std::to_string(Tokenizer().getMaxLength()) + "x" +
+         std::to_string(Tokenizer::kWidth);
+}
+
 FailureOr<std::vector<float>>
 mlir::tcl::scheduleFeatures(ScheduleOp schedule, const TaskFeatures &task,
                             const HardwareFeatures *hardware) {

@@ -53,8 +53,9 @@ public:
       set.append(sample.features.data(), sample.label, sample.group);
     }
     if (!model) {
-      auto created = learned::RankingModel::create(
-          learned::ModelConfig(kind, rows, width, seed));
+      learned::ModelConfig config(kind, rows, width, seed);
+      config.inputs = getFeatureLayout(getFeatureKind());
+      auto created = learned::RankingModel::create(config);
       if (!created)
         return created.takeError();
       model = std::move(*created);
@@ -66,6 +67,8 @@ public:
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "unknown loss '" + options.loss + "'");
     train.loss = *loss;
+    train.gainSharpness = options.gainSharpness;
+    train.averagedFraction = options.averagedFraction;
     train.epochs = trained ? options.fineTuneEpochs : options.epochs;
     train.learningRate = options.learningRate;
     train.cosineDecay = options.cosineDecay;
@@ -124,6 +127,18 @@ public:
           "'" + path + "' holds a " +
               learned::getModelKindName((*loaded)->getConfig().kind) +
               " model, not " + getName());
+    // Weights trained on columns that meant something else would score
+    // nonsense without any error: refuse them.
+    const std::string &inputs = (*loaded)->getConfig().inputs;
+    std::string expected = getFeatureLayout(getFeatureKind());
+    if (inputs != expected)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "'" + path + "' was trained on features " +
+              (inputs.empty() ? std::string("of an unversioned layout")
+                              : "'" + inputs + "'") +
+              ", but this tcl makes '" + expected +
+              "': retrain it (tcl-cost-model train)");
     model = std::move(*loaded);
     trained = true;
     return llvm::Error::success();

@@ -15,6 +15,7 @@
 #include "tcl/Tuning/TunedSchedules.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Process.h"
 
 #include <chrono>
@@ -38,8 +39,7 @@ public:
   TuningRun(TuningDatabase &database, const TuningOptions &options,
             const MeasureFn &measure, MLIRContext *ctx)
       : database(database), options(options), measure(measure), ctx(ctx),
-        rng(options.seed),
-        platform(options.platform) {}
+        rng(options.seed), platform(options.platform) {}
 
   llvm::Expected<TuningReport> run(ModuleOp module, llvm::raw_ostream *out);
 
@@ -121,8 +121,7 @@ llvm::Error TuningRun::prepareTask(ModuleOp module,
   bool hasEpilogue = false;
   (*workload)->walk(
       [&](Operation *op) { hasEpilogue |= op->hasAttr(kEpilogueAttrName); });
-  auto space =
-      SearchSpace::create(anchor, platform, hasEpilogue);
+  auto space = SearchSpace::create(anchor, platform, hasEpilogue);
   FailureOr<TaskFeatures> features = TaskFeatures::fromAnchor(anchor);
   if (!space || failed(features)) {
     report.skipped.push_back(summary.name + " (" + summary.anchorName +
@@ -279,9 +278,23 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
   if (!known)
     return known.takeError();
   platform = *known;
+  if (!options.costModelFile.empty() &&
+      !llvm::sys::fs::exists(options.costModelFile))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot load cost model '" +
+                                       options.costModelFile +
+                                       "': No such file or directory");
   if (!options.costModelFile.empty())
-    if (llvm::Error error = model->load(options.costModelFile))
-      return std::move(error);
+    if (llvm::Error error = model->load(options.costModelFile)) {
+      // A checkpoint this build cannot use (another token layout or
+      // format, a corrupt file) must not stop the tuning: the search goes
+      // on with the model that needs none.
+      (out ? *out : llvm::errs())
+          << "warning: " << llvm::toString(std::move(error))
+          << "; tuning with xgboost instead\n";
+      model = createCostModel("xgboost", options.seed);
+    }
+  report.costModel = model->getName().str();
   search.emplace(EvolutionOptions{options.population, options.generations,
                                   options.randomFraction},
                  ctx, *model, platform.getFeatures(),

@@ -120,7 +120,9 @@ static llvm::cl::opt<std::string>
 static llvm::cl::opt<std::string> costModelFile(
     "cost-model-file",
     llvm::cl::desc("A trained model to start from (tcl-cost-model train); "
-                   "it is fine-tuned online on this run's measurements"),
+                   "it is fine-tuned online on this run's measurements. "
+                   "Default: the pretrained model shipped with tcl, if any "
+                   "(share/tcl/cost-models); 'none' starts from scratch"),
     llvm::cl::init(""), llvm::cl::cat(tuningCategory));
 static tcl::SearchFlags searchFlags(tuningCategory, "Seed of the search",
                                     "Candidates measured per search round",
@@ -172,7 +174,18 @@ int main(int argc, char **argv) {
   options.tuning.trials = trials;
   options.tuning.resume = resume;
   options.tuning.costModel = costModel;
-  options.tuning.costModelFile = costModelFile;
+  // A learned model starts from its shipped pretrained checkpoint unless
+  // told otherwise ('none': from scratch).
+  if (costModelFile == "none")
+    options.tuning.costModelFile.clear();
+  else if (!costModelFile.empty())
+    options.tuning.costModelFile = costModelFile;
+  else if (tune)
+    options.tuning.costModelFile =
+        tcl::findPretrainedCostModel(costModel, argv[0]);
+  if (tune && costModelFile.empty() && !options.tuning.costModelFile.empty())
+    llvm::errs() << "tcl-compile: " << costModel << " cost model: pretrained "
+                 << options.tuning.costModelFile << "\n";
   options.tuning.seed = searchFlags.getSeed();
   options.tuning.batchSize = searchFlags.getBatchSize();
   options.measure = measureFlags.get();

@@ -90,6 +90,16 @@ static llvm::cl::opt<std::string> loss("loss",
                                        llvm::cl::desc("lambdarank or mse"),
                                        llvm::cl::init("lambdarank"),
                                        llvm::cl::cat(toolCategory));
+static llvm::cl::opt<double> gainSharpness(
+    "gain-sharpness",
+    llvm::cl::desc("LambdaRank's gain: 0 = the label, k > 0 = (2^(k label) - "
+                   "1) / (2^k - 1), favoring the fastest programs"),
+    llvm::cl::init(6), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<double> averagedFraction(
+    "average-weights",
+    llvm::cl::desc("End with the mean weights of the last fraction of the "
+                   "training steps (0: the last step's)"),
+    llvm::cl::init(0), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<double> learningRate("learning-rate",
                                           llvm::cl::desc("Adam's step size"),
                                           llvm::cl::init(1e-3),
@@ -220,6 +230,8 @@ std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times,
   LearnedModelOptions options;
   options.cropPadding = cropPadding;
   options.loss = loss;
+  options.gainSharpness = gainSharpness;
+  options.averagedFraction = averagedFraction;
   options.epochs = epochs;
   options.fineTuneEpochs = epochs;
   options.learningRate = learningRate;

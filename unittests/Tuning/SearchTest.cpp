@@ -7,6 +7,7 @@
 #include "tcl/Registration/Registration.h"
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Evaluation.h"
+#include "tcl/Tuning/Learned/RankingModel.h"
 #include "tcl/Tuning/Metrics.h"
 #include "tcl/Tuning/Report.h"
 #include "tcl/Tuning/Sampler.h"
@@ -165,9 +166,8 @@ TEST_F(SearchTest, CrossoverMixesWholeChains) {
   OwningOpRef<ModuleOp> module = parse(kMatmul);
   linalg::LinalgOp matmul;
   module->walk([&](linalg::MatmulOp op) { matmul = op; });
-  auto space =
-      SearchSpace::create(
-          matmul, Platform(*lookupTargetArch("x86-avx512")), false);
+  auto space = SearchSpace::create(
+      matmul, Platform(*lookupTargetArch("x86-avx512")), false);
   Genome a{{{64, 96, 128}, {32, 48, 64}, {8, 16, 1}}, {0, 0, 0, 4}};
   Genome b{{{16, 32, 128}, {16, 16, 16}, {4, 8, 1}}, {0, 2, 1, 1}};
   ASSERT_TRUE(space->isWellFormed(a));
@@ -760,6 +760,44 @@ TEST_F(SearchTest, LearnedCostModelsReadTokenizerFeatures) {
     ASSERT_TRUE(bool(wrong));
     EXPECT_NE(llvm::toString(std::move(wrong)).find("holds a"),
               std::string::npos);
+  }
+}
+
+/// A checkpoint records the feature layout it was trained on; one of
+/// another layout version or shape, or of none, is refused by name.
+TEST_F(SearchTest, LearnedCheckpointOfAnotherFeatureLayoutIsRefused) {
+  EXPECT_EQ(getFeatureLayout(FeatureKind::Sequence),
+            "tokens-v" + std::to_string(Tokenizer::kLayoutVersion) + "-32x" +
+                std::to_string(Tokenizer::kWidth));
+  EXPECT_EQ(getFeatureLayout(FeatureKind::Summary),
+            "summary-v" + std::to_string(Tokenizer::kLayoutVersion) + "-1x" +
+                std::to_string(2 * Tokenizer::kTokenWidth + 1 +
+                               Tokenizer::kTaskWidth +
+                               Tokenizer::kHardwareWidth));
+  std::string current = getFeatureLayout(FeatureKind::Sequence);
+  for (std::string inputs :
+       {std::string("tokens-v0-32x74"), std::string(""), current}) {
+    learned::ModelConfig config(learned::ModelKind::Mamba, 32,
+                                Tokenizer::kWidth);
+    config.inputs = inputs;
+    auto made = learned::RankingModel::create(config);
+    ASSERT_TRUE(bool(made)) << llvm::toString(made.takeError());
+    std::string path = tempPath("layout-" + inputs);
+    ASSERT_FALSE((*made)->save(path));
+    auto model = createCostModel("mamba", 1);
+    llvm::Error error = model->load(path);
+    if (inputs == current) {
+      EXPECT_FALSE(bool(error));
+      continue;
+    }
+    ASSERT_TRUE(bool(error)) << inputs;
+    std::string message = llvm::toString(std::move(error));
+    EXPECT_NE(message.find(inputs.empty() ? "an unversioned layout" : inputs),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("this tcl makes '" + current + "'"),
+              std::string::npos)
+        << message;
   }
 }
 

@@ -69,6 +69,12 @@ private:
   llvm::cl::opt<unsigned> batchSize;
 };
 
+/// The pretrained checkpoint shipped for the learned cost model `name`:
+/// share/tcl/cost-models/<name>-cpu.bin beside the bin/ directory of the
+/// running tool (`argv0`), in the build tree as in an installation; "" if
+/// there is none.
+std::string findPretrainedCostModel(llvm::StringRef name, const char *argv0);
+
 } // namespace mlir::tcl
 
 #endif // TCL_DRIVER_TOOLOPTIONS_H

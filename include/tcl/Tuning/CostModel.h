@@ -74,6 +74,11 @@ public:
 struct LearnedModelOptions {
   /// "lambdarank" or "mse".
   std::string loss = "lambdarank";
+  /// LambdaRank's gain sharpness (learned::rankingGain).
+  double gainSharpness = 6;
+  /// Weight averaging over the last fraction of each update's steps
+  /// (TrainOptions::averagedFraction).
+  double averagedFraction = 0;
   /// Passes over the samples per update. With fineTuneEpochs, a model that
   /// was loaded (or already trained) uses that many instead: the search
   /// calls update after every batch with everything measured so far.
@@ -93,6 +98,11 @@ struct LearnedModelOptions {
   /// Called after every epoch (epoch, mean loss, seconds).
   std::function<void(unsigned, double, double)> onEpoch;
 };
+
+/// The name of the features of `kind` as this build makes them, layout
+/// version and shape: "tokens-v1-32x74", "summary-v1-1x115". Learned models
+/// are saved with it, and a model saved with another is refused on load.
+std::string getFeatureLayout(FeatureKind kind);
 
 /// "random", "xgboost", "mamba", "tlp" or "mlp"; null for an unknown name.
 std::unique_ptr<CostModel> createCostModel(llvm::StringRef name, uint64_t seed);

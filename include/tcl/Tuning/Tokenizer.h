@@ -93,6 +93,10 @@ public:
   static constexpr unsigned kTaskWidth = 20;
   static constexpr unsigned kHardwareWidth = 14;
   static constexpr unsigned kWidth = kTokenWidth + kTaskWidth + kHardwareWidth;
+  /// The version of the layout above. Bump it with any change to what a
+  /// column means: learned cost models record the layout they were trained
+  /// on (getFeatureLayout) and one of another version is refused.
+  static constexpr unsigned kLayoutVersion = 1;
 
   explicit Tokenizer(unsigned maxLength = 32) : maxLength(maxLength) {}
 

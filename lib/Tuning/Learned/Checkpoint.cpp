@@ -78,6 +78,8 @@ llvm::Error ModelImpl::save(llvm::StringRef path) const {
   os << kMagic << "\n";
   os << "kind " << getModelKindName(config.kind) << "\n";
   os << "seed " << config.seed << "\n";
+  if (!config.inputs.empty())
+    os << "inputs " << config.inputs << "\n";
   for (const ConfigField &f : kConfigFields)
     os << f.name << " " << config.*f.field << "\n";
   os << "normalized " << (normalized ? 1 : 0) << "\n";
@@ -166,6 +168,10 @@ ModelImpl::load(llvm::StringRef path) {
     } else if (key == "seed") {
       if (!number(1, config.seed))
         return fail("bad line '" + *line + "'");
+    } else if (key == "inputs") {
+      if (words.size() != 2)
+        return fail("bad line '" + *line + "'");
+      config.inputs = words[1].str();
     } else if (key == "normalized") {
       if (!number(1, value) || value > 1)
         return fail("bad line '" + *line + "'");

@@ -20,9 +20,10 @@ namespace mlir::tcl::learned {
 /// LambdaRank loss of one group: scores and labels [n] of one floating
 /// type. The |ΔNDCG| weights are computed without gradient. A zero scalar
 /// (still attached to scores) when the group has no ordered pair or all
-/// labels are zero.
+/// labels are zero. Gains as in LambdaRank.h (rankingGain).
 torch::Tensor lambdaRankLossTensor(const torch::Tensor &scores,
-                                   const torch::Tensor &labels, double sigma);
+                                   const torch::Tensor &labels, double sigma,
+                                   double sharpness = 0);
 
 } // namespace mlir::tcl::learned
 

@@ -10,6 +10,8 @@
 #include "Dense.h"
 #include "SelectiveScan.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cmath>
 
 using namespace mlir::tcl::learned;
@@ -272,6 +274,10 @@ llvm::Error mlir::tcl::learned::verifyConfig(const ModelConfig &c) {
   auto sizeOk = [&](unsigned v) { return v >= 1 && v <= kMaxSize; };
   if (!sizeOk(c.rows) || !sizeOk(c.width))
     return fail("rows and width must be in [1, 65536]");
+  if (c.inputs.size() > 256 ||
+      llvm::any_of(c.inputs, [](char ch) { return ch <= ' ' || ch > '~'; }))
+    return fail("the inputs' name must be at most 256 printable characters "
+                "without spaces");
   switch (c.kind) {
   case ModelKind::Mamba:
     if (!sizeOk(c.dModel) || !sizeOk(c.dState) || !sizeOk(c.dConv) ||

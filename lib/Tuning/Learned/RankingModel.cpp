@@ -124,11 +124,15 @@ llvm::Error RankingModel::train(const ProgramSet &data,
   if (data.size() == 0)
     return makeError("train: no programs to learn from");
   if (!(options.learningRate > 0) || !(options.weightDecay >= 0) ||
-      !(options.sigma > 0) || !(options.minLearningRateFraction >= 0) ||
+      !(options.sigma > 0) || !(options.gainSharpness >= 0) ||
+      !(options.gainSharpness <= 64) || !(options.averagedFraction >= 0) ||
+      !(options.averagedFraction <= 1) ||
+      !(options.minLearningRateFraction >= 0) ||
       !(options.minLearningRateFraction <= 1))
     return makeError("train: learning rate and sigma must be positive, "
-                     "weight decay not negative, the least learning rate "
-                     "fraction in [0, 1]");
+                     "weight decay not negative, the gain sharpness in "
+                     "[0, 64], the averaged fraction and the least learning "
+                     "rate fraction in [0, 1]");
   return guarded("training the " + getModelKindName(impl->config.kind).str() +
                      " cost model",
                  [&] { return impl->train(data, options); });

@@ -11,6 +11,7 @@
 
 #include "Losses.h"
 #include "ModelImpl.h"
+#include "WeightAverage.h"
 
 #include <algorithm>
 #include <chrono>
@@ -74,6 +75,14 @@ llvm::Error ModelImpl::train(const ProgramSet &data,
       static_cast<torch::optim::AdamOptions &>(group.options()).lr(rate);
   };
 
+  // The mean of the weights after each step of the last
+  // averagedFraction of the run's steps (WeightAverage.h).
+  const size_t averageFrom =
+      options.averagedFraction > 0
+          ? size_t(double(totalBatches) * (1 - options.averagedFraction))
+          : totalBatches;
+  WeightAverage average(net->parameters());
+
   std::vector<float> batchInputs;
   std::vector<float> batchLabels;
   for (unsigned epoch = 0; epoch < options.epochs; ++epoch) {
@@ -126,9 +135,9 @@ llvm::Error ModelImpl::train(const ProgramSet &data,
         std::vector<torch::Tensor> losses;
         int64_t offset = 0;
         for (int64_t size : pieceSizes) {
-          losses.push_back(lambdaRankLossTensor(scores.narrow(0, offset, size),
-                                                labels.narrow(0, offset, size),
-                                                options.sigma));
+          losses.push_back(lambdaRankLossTensor(
+              scores.narrow(0, offset, size), labels.narrow(0, offset, size),
+              options.sigma, options.gainSharpness));
           offset += size;
         }
         loss = torch::stack(losses).mean();
@@ -138,6 +147,8 @@ llvm::Error ModelImpl::train(const ProgramSet &data,
       setLearningRate();
       optimizer.step();
       ++step;
+      if (step > averageFrom)
+        average.add();
       double value = loss.item<double>();
       if (!std::isfinite(value))
         return makeError("training diverged: the " +
@@ -153,6 +164,7 @@ llvm::Error ModelImpl::train(const ProgramSet &data,
     if (options.onEpoch)
       options.onEpoch(epoch, numBatches ? lossSum / numBatches : 0.0, seconds);
   }
+  average.apply();
   net->eval();
   return llvm::Error::success();
 }

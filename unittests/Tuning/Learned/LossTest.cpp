@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <random>
 
 using namespace mlir::tcl::learned;
@@ -70,6 +71,8 @@ TEST(LambdaRank, AgreesWithAutogradOfTheTorchLoss) {
   for (int trial = 0; trial < 20; ++trial) {
     size_t n = 2 + trial % 9;
     double sigma = trial % 2 ? 1.0 : 2.5;
+    // Linear gains, and gains sharpened toward the fastest programs.
+    double sharpness = trial % 3 == 0 ? 0.0 : trial % 3 == 1 ? 6.0 : 1.5;
     std::vector<double> scores(n), labels(n);
     for (size_t i = 0; i < n; ++i) {
       scores[i] = normal(rng);
@@ -78,12 +81,13 @@ TEST(LambdaRank, AgreesWithAutogradOfTheTorchLoss) {
       labels[i] = u < 0.2 ? 0.0 : u < 0.35 ? 0.5 : uniform(rng);
     }
     torch::Tensor s = torch::tensor(scores, torch::kDouble).requires_grad_();
-    torch::Tensor loss =
-        lambdaRankLossTensor(s, torch::tensor(labels, torch::kDouble), sigma);
+    torch::Tensor loss = lambdaRankLossTensor(
+        s, torch::tensor(labels, torch::kDouble), sigma, sharpness);
     loss.backward();
-    EXPECT_NEAR(loss.item<double>(), lambdaRankLoss(scores, labels, sigma),
-                1e-12);
-    std::vector<double> expected = lambdaRankGradients(scores, labels, sigma);
+    EXPECT_NEAR(loss.item<double>(),
+                lambdaRankLoss(scores, labels, sigma, sharpness), 1e-12);
+    std::vector<double> expected =
+        lambdaRankGradients(scores, labels, sigma, sharpness);
     torch::Tensor grad = s.grad();
     for (size_t i = 0; i < n; ++i)
       EXPECT_NEAR(grad[i].item<double>(), expected[i], 1e-12)
@@ -107,6 +111,33 @@ TEST(LambdaRank, GradientsMatchFiniteDifferences) {
         (2 * eps);
     EXPECT_NEAR(g[i], numeric, 1e-7);
   }
+}
+
+// Sharpened gains keep the ends (0 and 1) and the order, and make the
+// fastest programs stand out: the pair at the top outweighs a pair with the
+// same label gap lower down, which linear gains weigh alike.
+TEST(LambdaRank, SharpenedGainsFavorTheTop) {
+  EXPECT_EQ(rankingGain(0.7, 0), 0.7);
+  for (double k : {1.0, 6.0, 12.0}) {
+    EXPECT_NEAR(rankingGain(0, k), 0, 1e-15);
+    EXPECT_NEAR(rankingGain(1, k), 1, 1e-15);
+    EXPECT_LT(rankingGain(0.5, k), rankingGain(0.6, k));
+    EXPECT_GT(rankingGain(1.0, k) - rankingGain(0.9, k),
+              rankingGain(0.6, k) - rankingGain(0.5, k));
+  }
+  EXPECT_NEAR(rankingGain(0.9, 8), (std::exp2(7.2) - 1) / 255, 1e-12);
+  // One group; the scores swap either its top pair (1.0 and 0.9) or its
+  // bottom pair (0.6 and 0.5), far apart so that only the swapped pair
+  // costs. Linear gains weigh the two gaps alike (the ratio is the
+  // discounts'); sharpened ones weigh the top swap several times more.
+  std::vector<double> labels = {1.0, 0.9, 0.6, 0.5};
+  auto ratio = [&](double k) {
+    return lambdaRankLoss({30, 40, 20, 10}, labels, 1.0, k) /
+           lambdaRankLoss({40, 30, 10, 20}, labels, 1.0, k);
+  };
+  auto d = [](int rank) { return 1 / std::log2(1.0 + rank); };
+  EXPECT_NEAR(ratio(0), (d(1) - d(2)) / (d(3) - d(4)), 1e-3);
+  EXPECT_GT(ratio(6), 3 * ratio(0));
 }
 
 TEST(LambdaRank, NamesRoundTrip) {

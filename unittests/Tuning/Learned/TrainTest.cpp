@@ -14,6 +14,8 @@
 
 #include "tcl/Tuning/Learned/RankingModel.h"
 
+#include "WeightAverage.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -145,6 +147,49 @@ TEST(Training, CosineDecayRunsFromTheRateToItsFloor) {
   ASSERT_TRUE(bool(error));
   EXPECT_NE(llvm::toString(std::move(error)).find("least learning rate"),
             std::string::npos);
+}
+
+TEST(Training, WeightAverageIsTheMeanOfTheAddedWeights) {
+  torch::Tensor w = torch::tensor({1.0f, -2.0f});
+  WeightAverage average({w});
+  average.apply(); // nothing added: unchanged
+  EXPECT_TRUE(torch::equal(w, torch::tensor({1.0f, -2.0f})));
+  for (float step : {1.0f, 2.0f, 6.0f}) {
+    w.copy_(torch::tensor({step, -2 * step}));
+    average.add();
+  }
+  EXPECT_EQ(average.size(), 3u);
+  average.apply();
+  EXPECT_TRUE(torch::allclose(w, torch::tensor({3.0f, -6.0f})));
+}
+
+// Averaging changes the result only over more than one step: averaging the
+// last step alone gives the plain run's model, and averaging is
+// deterministic.
+TEST(Training, AveragingTheLastStepsIsDeterministic) {
+  ProgramSet train = makeTasks(8, 8, 0, 3);
+  ProgramSet test = makeTasks(4, 8, 100, 4);
+  auto trained = [&](double fraction) {
+    auto model =
+        RankingModel::create(ModelConfig(ModelKind::Mamba, kRows, kWidth, 2));
+    EXPECT_TRUE(bool(model));
+    TrainOptions options;
+    options.epochs = 4;
+    options.threads = 1;
+    options.groupsPerBatch = 2;
+    options.averagedFraction = fraction;
+    EXPECT_FALSE(bool((*model)->train(train, options)));
+    (*model)->setThreads(1);
+    auto scores = (*model)->predict(test);
+    EXPECT_TRUE(bool(scores));
+    return *scores;
+  };
+  std::vector<float> plain = trained(0);
+  // 16 steps: a fraction of 0.05 averages only the last one.
+  EXPECT_EQ(trained(0.05), plain);
+  std::vector<float> averaged = trained(0.5);
+  EXPECT_NE(averaged, plain);
+  EXPECT_EQ(trained(0.5), averaged);
 }
 
 TEST(Training, MseRunsAndSingleProgramTasksAreSkippedByLambdaRank) {
