@@ -177,17 +177,42 @@ std::vector<std::string> mlir::tcl::getCostModelNames() {
   return {"random", "xgboost", "mamba", "tlp", "mlp"};
 }
 
+namespace {
+
+/// The summary: sum and max of each token column, the length, then the
+/// task and hardware columns (scheduleFeatures).
+constexpr unsigned kSummaryScheduleWidth = 2 * Tokenizer::kTokenWidth + 1;
+constexpr unsigned kSummaryWidth =
+    kSummaryScheduleWidth + Tokenizer::kTaskWidth + Tokenizer::kHardwareWidth;
+
+} // namespace
+
 std::string mlir::tcl::getFeatureLayout(FeatureKind kind) {
-  // The summary: sum and max of each token column, the length, then the
-  // task and hardware columns (scheduleFeatures).
-  constexpr unsigned kSummaryWidth = 2 * Tokenizer::kTokenWidth + 1 +
-                                     Tokenizer::kTaskWidth +
-                                     Tokenizer::kHardwareWidth;
   std::string version = "-v" + std::to_string(Tokenizer::kLayoutVersion) + "-";
   if (kind == FeatureKind::Summary)
     return "summary" + version + "1x" + std::to_string(kSummaryWidth);
   return "tokens" + version + std::to_string(Tokenizer().getMaxLength()) + "x" +
          std::to_string(Tokenizer::kWidth);
+}
+
+void mlir::tcl::clearFeaturePart(std::vector<float> &features, FeatureKind kind,
+                                 FeaturePart part) {
+  // Both layouts: schedule columns, then task, then hardware, in rows of
+  // `width`.
+  unsigned schedule = kind == FeatureKind::Summary ? kSummaryScheduleWidth
+                                                   : Tokenizer::kTokenWidth;
+  unsigned width = kind == FeatureKind::Summary ? kSummaryWidth
+                                                : unsigned(Tokenizer::kWidth);
+  unsigned begin = part == FeaturePart::Schedule ? 0
+                   : part == FeaturePart::Task
+                       ? schedule
+                       : schedule + Tokenizer::kTaskWidth;
+  unsigned end = part == FeaturePart::Schedule ? schedule
+                 : part == FeaturePart::Task ? schedule + Tokenizer::kTaskWidth
+                                             : width;
+  for (size_t row = 0; row + width <= features.size(); row += width)
+    std::fill(features.begin() + row + begin, features.begin() + row + end,
+              0.0f);
 }
 
 FailureOr<std::vector<float>>

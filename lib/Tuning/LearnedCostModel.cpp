@@ -70,6 +70,7 @@ public:
     train.gainSharpness = options.gainSharpness;
     train.averagedFraction = options.averagedFraction;
     train.epochs = trained ? options.fineTuneEpochs : options.epochs;
+    train.minSteps = trained ? options.fineTuneMinSteps : 0;
     train.learningRate = options.learningRate;
     train.cosineDecay = options.cosineDecay;
     train.threads = options.threads;

@@ -122,6 +122,11 @@ static llvm::cl::opt<unsigned> scoreChunk(
     llvm::cl::desc("Programs per forward pass when a learned model scores "
                    "(counted at the tokenizer's full length)"),
     llvm::cl::init(64), llvm::cl::cat(toolCategory));
+static llvm::cl::list<std::string> dropFeatures(
+    "drop-features",
+    llvm::cl::desc("Ablation: clear these parts of every program's features "
+                   "(task, hardware)"),
+    llvm::cl::CommaSeparated, llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned>
     repeats("repeats",
             llvm::cl::desc("time-scoring: timed calls per model (interleaved)"),
@@ -195,6 +200,15 @@ struct Data {
       auto made = featurizeGroups(*database, groups, kind, context);
       if (!made)
         return made.takeError();
+      for (const std::string &part : dropFeatures) {
+        if (part != "task" && part != "hardware")
+          return error("unknown feature part '" + part + "' (task, hardware)");
+        for (FeaturizedGroup &group : *made)
+          for (std::vector<float> &program : group.features)
+            clearFeaturePart(program, kind,
+                             part == "task" ? FeaturePart::Task
+                                            : FeaturePart::Hardware);
+      }
       found = features.emplace(kind, std::move(*made)).first;
     }
     return &found->second;

@@ -801,6 +801,31 @@ TEST_F(SearchTest, LearnedCheckpointOfAnotherFeatureLayoutIsRefused) {
   }
 }
 
+/// The ablations clear exactly one part of the features, in every row.
+TEST_F(SearchTest, ClearingAFeaturePartZeroesItsColumns) {
+  constexpr unsigned kToken = Tokenizer::kTokenWidth,
+                     kTask = Tokenizer::kTaskWidth, kWidth = Tokenizer::kWidth;
+  // Two token rows and a summary row of ones.
+  std::vector<float> tokens(2 * kWidth, 1.0f);
+  clearFeaturePart(tokens, FeatureKind::Sequence, FeaturePart::Task);
+  for (unsigned row = 0; row < 2; ++row)
+    for (unsigned col = 0; col < kWidth; ++col)
+      EXPECT_EQ(tokens[row * kWidth + col],
+                col >= kToken && col < kToken + kTask ? 0.0f : 1.0f)
+          << row << " " << col;
+  clearFeaturePart(tokens, FeatureKind::Sequence, FeaturePart::Hardware);
+  EXPECT_EQ(std::count(tokens.begin(), tokens.end(), 1.0f), 2 * kToken);
+
+  const unsigned summaryWidth =
+      2 * kToken + 1 + kTask + Tokenizer::kHardwareWidth;
+  std::vector<float> summary(summaryWidth, 1.0f);
+  clearFeaturePart(summary, FeatureKind::Summary, FeaturePart::Hardware);
+  for (unsigned col = 0; col < summaryWidth; ++col)
+    EXPECT_EQ(summary[col], col >= 2 * kToken + 1 + kTask ? 0.0f : 1.0f) << col;
+  clearFeaturePart(summary, FeatureKind::Summary, FeaturePart::Schedule);
+  EXPECT_EQ(std::count(summary.begin(), summary.end(), 1.0f), kTask);
+}
+
 /// The search runs with a learned model and is refitted online.
 TEST_F(SearchTest, SearchRunsWithALearnedModel) {
   OwningOpRef<ModuleOp> module = parse(kMatmul);

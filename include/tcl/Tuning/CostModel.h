@@ -83,6 +83,10 @@ struct LearnedModelOptions {
   /// was loaded (or already trained) uses that many instead: the search
   /// calls update after every batch with everything measured so far.
   unsigned epochs = 20, fineTuneEpochs = 3;
+  /// Fine-tuning takes at least this many optimizer steps per update, so
+  /// that a pretrained model learns from a search's first, small batches
+  /// too (TrainOptions::minSteps).
+  unsigned fineTuneMinSteps = 24;
   double learningRate = 1e-3;
   /// Decay the step size along a half cosine over each update's batches.
   bool cosineDecay = false;
@@ -103,6 +107,16 @@ struct LearnedModelOptions {
 /// version and shape: "tokens-v1-32x74", "summary-v1-1x115". Learned models
 /// are saved with it, and a model saved with another is refused on load.
 std::string getFeatureLayout(FeatureKind kind);
+
+/// The parts of a program's features: its schedule (tokens, or their
+/// summary and length), its task, its platform's hardware.
+enum class FeaturePart { Schedule, Task, Hardware };
+
+/// Sets the columns of `part` to zero in features of `kind` (every row of
+/// a token matrix): the ablations of the cost-model benchmark (what a model
+/// ranks with when it does not see the task or the hardware).
+void clearFeaturePart(std::vector<float> &features, FeatureKind kind,
+                      FeaturePart part);
 
 /// "random", "xgboost", "mamba", "tlp" or "mlp"; null for an unknown name.
 std::unique_ptr<CostModel> createCostModel(llvm::StringRef name, uint64_t seed);

@@ -66,8 +66,15 @@ llvm::Error ModelImpl::train(const ProgramSet &data,
   size_t piecesPerEpoch = 0;
   for (auto &[group, members] : byGroup)
     piecesPerEpoch += (members.size() + perGroup - 1) / perGroup;
-  const size_t totalBatches =
-      options.epochs * ((piecesPerEpoch + groupsPerBatch - 1) / groupsPerBatch);
+  const size_t batchesPerEpoch =
+      (piecesPerEpoch + groupsPerBatch - 1) / groupsPerBatch;
+  const unsigned epochs =
+      batchesPerEpoch == 0
+          ? options.epochs
+          : std::max<unsigned>(options.epochs,
+                               (options.minSteps + batchesPerEpoch - 1) /
+                                   batchesPerEpoch);
+  const size_t totalBatches = epochs * batchesPerEpoch;
   size_t step = 0;
   auto setLearningRate = [&] {
     double rate = learningRateAt(options, step, totalBatches);
@@ -85,7 +92,7 @@ llvm::Error ModelImpl::train(const ProgramSet &data,
 
   std::vector<float> batchInputs;
   std::vector<float> batchLabels;
-  for (unsigned epoch = 0; epoch < options.epochs; ++epoch) {
+  for (unsigned epoch = 0; epoch < epochs; ++epoch) {
     auto start = std::chrono::steady_clock::now();
     // Pieces of at most perGroup programs of one task, sizes balanced.
     std::vector<std::vector<uint32_t>> pieces;

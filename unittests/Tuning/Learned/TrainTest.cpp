@@ -16,9 +16,12 @@
 
 #include "WeightAverage.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <map>
 #include <random>
 
 using namespace mlir::tcl::learned;
@@ -26,6 +29,26 @@ using namespace mlir::tcl::learned;
 namespace {
 
 constexpr unsigned kRows = 8, kWidth = 12;
+
+/// A model saved to a temporary file, to load copies of it.
+class TempModel {
+public:
+  explicit TempModel(const RankingModel &model) {
+    llvm::SmallString<128> p;
+    EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("tcl-train", "model", p));
+    path = std::string(p);
+    EXPECT_FALSE(bool(model.save(path)));
+  }
+  ~TempModel() { llvm::sys::fs::remove(path); }
+  std::unique_ptr<RankingModel> load() const {
+    auto loaded = RankingModel::load(path);
+    EXPECT_TRUE(bool(loaded));
+    return loaded ? std::move(*loaded) : nullptr;
+  }
+
+private:
+  std::string path;
+};
 
 /// `groups` tasks of `perGroup` programs. A task has a fixed number of
 /// primitives (3..8 real tokens) and a task feature in the last column of
@@ -190,6 +213,54 @@ TEST(Training, AveragingTheLastStepsIsDeterministic) {
   std::vector<float> averaged = trained(0.5);
   EXPECT_NE(averaged, plain);
   EXPECT_EQ(trained(0.5), averaged);
+}
+
+/// The LambdaRank loss of `model` on `set`, summed over its groups.
+double rankingLoss(RankingModel &model, const ProgramSet &set) {
+  auto scores = model.predict(set);
+  EXPECT_TRUE(bool(scores));
+  std::map<unsigned, std::pair<std::vector<double>, std::vector<double>>>
+      groups;
+  for (size_t i = 0; i < set.size(); ++i) {
+    groups[set.groups[i]].first.push_back((*scores)[i]);
+    groups[set.groups[i]].second.push_back(set.labels[i]);
+  }
+  double loss = 0;
+  for (auto &[group, scoresAndLabels] : groups)
+    loss += lambdaRankLoss(scoresAndLabels.first, scoresAndLabels.second, 1.0);
+  return loss;
+}
+
+// Online learning: a pretrained model fine-tuned on a search's first few
+// measurements (two tasks, one batch an epoch) learns from them. One epoch
+// is one step of a fresh Adam and barely moves it; minSteps makes the
+// update take enough steps to lower the loss on those records clearly.
+TEST(Training, FineTuningOnFewRecordsLowersTheirLoss) {
+  auto model =
+      RankingModel::create(ModelConfig(ModelKind::Mamba, kRows, kWidth, 4));
+  ASSERT_TRUE(bool(model));
+  TrainOptions options;
+  options.epochs = 3;
+  options.threads = 1;
+  ASSERT_FALSE(bool((*model)->train(makeTasks(16, 12, 0, 5), options)));
+
+  // The run's records: tasks the model has not seen, whose throughput
+  // follows the opposite rule (labels mirrored).
+  ProgramSet run = makeTasks(2, 12, 200, 6);
+  for (float &label : run.labels)
+    label = 1.0f - label;
+  double before = rankingLoss(**model, run);
+  TempModel saved(**model);
+  options.epochs = 1;
+  auto oneStep = saved.load();
+  ASSERT_FALSE(bool(oneStep->train(run, options)));
+  options.minSteps = 24;
+  auto enough = saved.load();
+  ASSERT_FALSE(bool(enough->train(run, options)));
+  double afterOneStep = rankingLoss(*oneStep, run);
+  double afterEnough = rankingLoss(*enough, run);
+  EXPECT_LT(afterEnough, 0.7 * before);
+  EXPECT_LT(afterEnough, afterOneStep);
 }
 
 TEST(Training, MseRunsAndSingleProgramTasksAreSkippedByLambdaRank) {

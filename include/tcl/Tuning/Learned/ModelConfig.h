@@ -96,6 +96,10 @@ struct ModelConfig {
 struct TrainOptions {
   LossKind loss = LossKind::LambdaRank;
   unsigned epochs = 10;
+  /// At least this many optimizer steps: more epochs than `epochs` when the
+  /// data is small (a search's first measurements make one batch an epoch,
+  /// and a few steps of a fresh Adam barely move a pretrained model).
+  unsigned minSteps = 0;
   /// Adam's step size and (L2) weight decay.
   double learningRate = 1e-3;
   double weightDecay = 1e-5;
