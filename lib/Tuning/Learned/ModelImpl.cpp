@@ -11,6 +11,7 @@
 #include "ModelImpl.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <malloc.h>
 #include <mutex>
@@ -165,31 +166,47 @@ ModelImpl::predict(llvm::ArrayRef<const float *> programs) {
     return std::tie(lengths[a], a) < std::tie(lengths[b], b);
   });
 
+  // Forward passes of at most tokensPerPass tokens. Sorted ascending: the
+  // last program of a pass is its longest.
   const size_t tokensPerPass = size_t(chunkSize) * config.rows;
-  std::vector<float> batch;
+  std::vector<std::pair<size_t, size_t>> passes;
   for (size_t start = 0; start < count;) {
-    // Sorted ascending: the last program taken is the longest of the pass.
     size_t end = start + 1;
     while (end < count &&
            (end + 1 - start) * lengths[order[end]] <= tokensPerPass)
       ++end;
-    const unsigned length = lengths[order[end - 1]];
-    const int64_t n = int64_t(end - start);
-    batch.assign(size_t(n) * length * config.width, 0.0f);
-    for (int64_t k = 0; k < n; ++k) {
-      std::copy_n(programs[order[start + k]],
-                  size_t(lengths[order[start + k]]) * config.width,
-                  batch.begin() + size_t(k) * length * config.width);
-    }
-    auto [x, mask] = prepare(batch.data(), n, length);
-    torch::Tensor s = net->score(x, mask).contiguous();
-    if (s.numel() != n)
-      return makeError("the network returned " + llvm::Twine(s.numel()) +
-                       " scores for " + llvm::Twine(n) + " programs");
-    const float *values = s.data_ptr<float>();
-    for (int64_t k = 0; k < n; ++k)
-      scores[order[start + k]] = values[k];
+    passes.emplace_back(start, end);
     start = end;
   }
+  // The passes are independent: with several threads each takes whole
+  // passes (ATen runs the ops inside a parallel region on one thread),
+  // which scales far better than splitting each small pass's ops.
+  std::atomic<bool> wrongCount{false};
+  at::parallel_for(
+      0, int64_t(passes.size()), 1, [&](int64_t first, int64_t last) {
+        c10::InferenceMode workerInference;
+        std::vector<float> batch;
+        for (int64_t p = first; p < last; ++p) {
+          auto [start, end] = passes[p];
+          const unsigned length = lengths[order[end - 1]];
+          const int64_t n = int64_t(end - start);
+          batch.assign(size_t(n) * length * config.width, 0.0f);
+          for (int64_t k = 0; k < n; ++k)
+            std::copy_n(programs[order[start + k]],
+                        size_t(lengths[order[start + k]]) * config.width,
+                        batch.begin() + size_t(k) * length * config.width);
+          auto [x, mask] = prepare(batch.data(), n, length);
+          torch::Tensor s = net->score(x, mask).contiguous();
+          if (s.numel() != n) {
+            wrongCount = true;
+            continue;
+          }
+          const float *values = s.data_ptr<float>();
+          for (int64_t k = 0; k < n; ++k)
+            scores[order[start + k]] = values[k];
+        }
+      });
+  if (wrongCount)
+    return makeError("the network returned a wrong number of scores");
   return scores;
 }
