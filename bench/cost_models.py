@@ -23,13 +23,14 @@
    For each: the final best estimated model latency, the trials and seconds
    to reach 95% of the best latency any run found (medians and ranges over
    the seeds), and the ratios to XGBoost, Tenset-MLP and random. Plots:
-   <out>/<model>-tuning.svg (each model's median run).
+   <out>/<model>-tuning.svg against trials and <model>-tuning-time.svg
+   against wall time (each model's median run).
 
 Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
        [--epochs N] [--trials N] [--held-out bert_encoder,resnet18]
        [--platform x86-avx2/1t] [--skip-scoring] [--skip-ranking]
        [--skip-ablations] [--seeds 1,2,3] [--ablation-platform P]
-       [--skip-tuning] [--out DIR]
+       [--skip-tuning] [--models mamba,xgboost,random] [--out DIR]
 """
 import argparse
 import os
@@ -186,10 +187,12 @@ def first_reaching(curve, target):
     return None, None
 
 
-def write_svg(path, title, curves):
+def write_svg(path, title, curves, x_index=0, x_label="trials"):
+    """Curves of (trials, latency, seconds) points, latency against the
+    point's x_index-th value (0: trials, 2: seconds)."""
     width, height, margin = 720, 420, 60
     points = [p for curve in curves.values() for p in curve]
-    max_x = max(p[0] for p in points)
+    max_x = max(max(p[x_index] for p in points), 1e-9)
     lows = [p[1] for p in points]
     min_y, max_y = min(lows), max(lows)
     span = max(max_y - min_y, 1e-9)
@@ -197,14 +200,14 @@ def write_svg(path, title, curves):
     lines = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' "
              f"height='{height}' font-family='sans-serif' font-size='12'>",
              f"<text x='{margin}' y='20'>{title}</text>",
-             f"<text x='{width // 2}' y='{height - 10}'>trials</text>",
+             f"<text x='{width // 2}' y='{height - 10}'>{x_label}</text>",
              f"<text x='5' y='{margin - 10}'>model latency (ms), "
              f"{min_y:.2f}-{max_y:.2f}</text>"]
     for index, (model, curve) in enumerate(curves.items()):
         coords = " ".join(
-            f"{margin + (width - 2 * margin) * t / max_x:.1f},"
-            f"{height - margin - (height - 2 * margin) * (l - min_y) / span:.1f}"
-            for t, l, _ in curve)
+            f"{margin + (width - 2 * margin) * p[x_index] / max_x:.1f},"
+            f"{height - margin - (height - 2 * margin) * (p[1] - min_y) / span:.1f}"
+            for p in curve)
         color = colors[index % len(colors)]
         lines.append(f"<polyline fill='none' stroke='{color}' "
                      f"stroke-width='2' points='{coords}'/>")
@@ -216,7 +219,7 @@ def write_svg(path, title, curves):
 
 
 def tuning(build, data, epochs, trials, held_out, out, threads, platform,
-           seeds):
+           seeds, models):
     """Each cost model tunes each held-out model once per seed, the models
     taking turns within a seed (so that the host's load changes hit them
     alike), all from one database with the default schedules measured."""
@@ -229,7 +232,7 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
         platform_target = platform.split("/")[0]
         defaults = measure_defaults(build, onnx, out, name, platform_target)
         checkpoints = {}
-        for model in MODELS:
+        for model in models:
             if model in ("mamba", "tlp", "mlp"):
                 checkpoints[model] = os.path.join(out,
                                                   f"without-{name}.{model}")
@@ -237,13 +240,13 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
                      f"--split=model:{name}", f"--platforms={platform}",
                      f"--epochs={epochs}", f"--num-threads={threads}",
                      "-o", checkpoints[model]])
-        runs = {model: [] for model in MODELS}  # (curve, wall) per seed
+        runs = {model: [] for model in models}  # (curve, wall) per seed
         for seed in seeds:
-            for model in MODELS:
+            for model in models:
                 runs[model].append(tune(build, onnx, platform_target, model,
                                         checkpoints.get(model), trials, out,
                                         name, defaults, seed))
-        finals = [curve[-1][1] for model in MODELS
+        finals = [curve[-1][1] for model in models
                   for curve, _ in runs[model] if curve]
         best = min(finals)
         target = best / 0.95
@@ -268,7 +271,7 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
                     f" {max(values):.{digits}f}]")
 
         stats = {}
-        for model in MODELS:
+        for model in models:
             finals, reach_trials, reach_seconds, walls = [], [], [], []
             for curve, wall in runs[model]:
                 if not curve:
@@ -281,12 +284,14 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
             stats[model] = (finals, reach_trials, reach_seconds, walls)
 
         def ratio(base, model, column):
+            if base not in stats:
+                return "-"
             mine = stats[model][column]
             theirs = stats[base][column]
             if not mine or not theirs:
                 return "-"
             return f"{median(theirs) / median(mine):.2f}x"
-        for model in MODELS:
+        for model in models:
             finals, reach_trials, reach_seconds, walls = stats[model]
             if not finals:
                 continue
@@ -297,7 +302,7 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
                   f"{ratio('xgboost', model, 2)} | {ratio('mlp', model, 2)} |")
         # The plot: each model's run with the median final latency.
         curves = {}
-        for model in MODELS:
+        for model in models:
             done = sorted((curve[-1][1], curve) for curve, _ in runs[model]
                           if curve)
             if done:
@@ -305,7 +310,11 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
         svg = os.path.join(out, f"{name}-tuning.svg")
         write_svg(svg, f"{name}: best estimated latency vs trials "
                        "(median run of each model)", curves)
-        print(f"\nplot: {svg}", flush=True)
+        wall_svg = os.path.join(out, f"{name}-tuning-time.svg")
+        write_svg(wall_svg, f"{name}: best estimated latency vs seconds "
+                            "(median run of each model)", curves, 2,
+                  "seconds (scoring, training and measuring)")
+        print(f"\nplots: {svg}, {wall_svg}", flush=True)
 
 
 def main():
@@ -328,6 +337,8 @@ def main():
                         help="ablations and tuning: the seeds")
     parser.add_argument("--ablation-platform", default="x86-avx512/1t")
     parser.add_argument("--skip-tuning", action="store_true")
+    parser.add_argument("--models", default=",".join(MODELS),
+                        help="tuning: the cost models to compare")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -351,7 +362,8 @@ def main():
         platform = args.platform or host_platform(args.build) + "/1t"
         tuning(args.build, args.data, args.epochs, args.trials, held_out, out,
                args.threads, platform,
-               [int(x) for x in args.seeds.split(",")])
+               [int(x) for x in args.seeds.split(",")],
+               [m for m in args.models.split(",") if m])
 
 
 if __name__ == "__main__":
