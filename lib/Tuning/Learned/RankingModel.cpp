@@ -16,8 +16,12 @@
 
 #include "ModelImpl.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <torch/torch.h>
 
+#include <cmath>
+#include <cstdio>
 #include <exception>
 
 using namespace mlir::tcl::learned;
@@ -37,6 +41,13 @@ auto guarded(llvm::StringRef what, Body &&body) -> decltype(body()) {
   } catch (...) {
     return makeError(what + ": unknown exception");
   }
+}
+
+/// A number as %g writes it (1.5, 64, 1e-05).
+std::string shortNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
 }
 
 } // namespace
@@ -123,16 +134,33 @@ llvm::Error RankingModel::train(const ProgramSet &data,
     return error;
   if (data.size() == 0)
     return makeError("train: no programs to learn from");
-  if (!(options.learningRate > 0) || !(options.weightDecay >= 0) ||
-      !(options.sigma > 0) || !(options.gainSharpness >= 0) ||
-      !(options.gainSharpness <= 64) || !(options.averagedFraction >= 0) ||
-      !(options.averagedFraction <= 1) ||
-      !(options.minLearningRateFraction >= 0) ||
-      !(options.minLearningRateFraction <= 1))
-    return makeError("train: learning rate and sigma must be positive, "
-                     "weight decay not negative, the gain sharpness in "
-                     "[0, 64], the averaged fraction and the least learning "
-                     "rate fraction in [0, 1]");
+  // Each option checked on its own, so that the message names the one that
+  // is wrong (NaN fails every comparison).
+  struct Range {
+    const char *name;
+    double value, low, high;
+    bool lowOpen;
+  };
+  const Range ranges[] = {
+      {"learning rate", options.learningRate, 0, HUGE_VAL, true},
+      {"sigma", options.sigma, 0, HUGE_VAL, true},
+      {"weight decay", options.weightDecay, 0, HUGE_VAL, false},
+      {"gain sharpness", options.gainSharpness, 0, 64, false},
+      {"averaged fraction", options.averagedFraction, 0, 1, false},
+      {"least learning rate fraction", options.minLearningRateFraction, 0, 1,
+       false},
+  };
+  for (const Range &range : ranges) {
+    bool aboveLow =
+        range.lowOpen ? range.value > range.low : range.value >= range.low;
+    if (!aboveLow || !(range.value <= range.high))
+      return makeError(llvm::formatv(
+          "train: the {0} must be in {1}{2}, {3}, not {4}", range.name,
+          range.lowOpen ? "(" : "[", shortNumber(range.low),
+          range.high == HUGE_VAL ? std::string("inf)")
+                                 : shortNumber(range.high) + "]",
+          shortNumber(range.value)));
+  }
   return guarded("training the " + getModelKindName(impl->config.kind).str() +
                      " cost model",
                  [&] { return impl->train(data, options); });

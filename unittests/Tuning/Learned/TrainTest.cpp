@@ -168,8 +168,10 @@ TEST(Training, CosineDecayRunsFromTheRateToItsFloor) {
   options.minLearningRateFraction = 1.5;
   llvm::Error error = (*model)->train(train, options);
   ASSERT_TRUE(bool(error));
-  EXPECT_NE(llvm::toString(std::move(error)).find("least learning rate"),
-            std::string::npos);
+  EXPECT_NE(
+      llvm::toString(std::move(error))
+          .find("the least learning rate fraction must be in [0, 1], not 1.5"),
+      std::string::npos);
 }
 
 TEST(Training, WeightAverageIsTheMeanOfTheAddedWeights) {
