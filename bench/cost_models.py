@@ -21,8 +21,9 @@
    taking turns within a seed, all resuming from one database in which the
    default schedules were measured once (the same starting measurements).
    For each: the final best estimated model latency, the trials and seconds
-   to reach 95% of the best latency any run found (medians and ranges over
-   the seeds), and the ratios to XGBoost, Tenset-MLP and random. Plots:
+   to reach 90% of the best improvement over the default schedules that any
+   run found (medians and ranges over the seeds), and the ratios to
+   XGBoost, Tenset-MLP and random. Curves: <out>/<model>-curves.json. Plots:
    <out>/<model>-tuning.svg against trials and <model>-tuning-time.svg
    against wall time (each model's median run).
 
@@ -33,6 +34,7 @@ Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
        [--skip-tuning] [--models mamba,xgboost,random] [--out DIR]
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -144,12 +146,14 @@ def measure_defaults(build, graph, out, name, target):
     tasks = int(re.search(r"(\d+) tasks,", listing).group(1))
     database = os.path.join(out, f"{name}-defaults.db")
     remove_database(database)
-    run([os.path.join(build, "bin", "tcl-compile"), graph, "--tune",
-         f"--target={target}", f"--trials={tasks}", "--cost-model=random",
-         "--seed=1",
-         f"--tuning-db={database}", "-o",
-         os.path.join(out, f"{name}-defaults.so")])
-    return database
+    result = run([os.path.join(build, "bin", "tcl-compile"), graph, "--tune",
+                  f"--target={target}", f"--trials={tasks}",
+                  "--cost-model=random", "--seed=1",
+                  f"--tuning-db={database}", "-o",
+                  os.path.join(out, f"{name}-defaults.so")])
+    # The model's latency with every default schedule: where all runs start.
+    latencies = [float(m.group(3)) for m in PROGRESS.finditer(result.stderr)]
+    return database, latencies[-1]
 
 
 def host_platform(build):
@@ -230,7 +234,8 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
             run(["/usr/bin/python3", "models/generate.py",
                  os.path.join(build, "models"), name])
         platform_target = platform.split("/")[0]
-        defaults = measure_defaults(build, onnx, out, name, platform_target)
+        defaults, start = measure_defaults(build, onnx, out, name,
+                                           platform_target)
         checkpoints = {}
         for model in models:
             if model in ("mamba", "tlp", "mlp"):
@@ -246,17 +251,24 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
                 runs[model].append(tune(build, onnx, platform_target, model,
                                         checkpoints.get(model), trials, out,
                                         name, defaults, seed))
+        with open(os.path.join(out, f"{name}-curves.json"), "w") as saved:
+            json.dump({"start": start, "runs": runs}, saved)
         finals = [curve[-1][1] for model in models
                   for curve, _ in runs[model] if curve]
         best = min(finals)
-        target = best / 0.95
+        # Reaching 95% of the best latency is no test at a small budget (the
+        # first batch gets there); 90% of the best improvement over the
+        # default schedules is.
+        target = start - 0.9 * (start - best)
         print(f"\n### Tuning {name} (held out of training), {trials} trials,"
               f" {platform}, seeds {','.join(map(str, seeds))}\n")
-        print(f"Best estimated latency found by any run: {best:.3f} ms; "
-              f"target (95% of it): {target:.3f} ms. Medians over seeds, "
-              "[min, max]; a run that does not reach the target counts as "
-              f"{trials + 1} trials and its whole time.\n")
-        print("| cost model | final (ms) | trials to 95% | seconds to 95% | "
+        print(f"Default schedules: {start:.3f} ms; best found by any run: "
+              f"{best:.3f} ms; target (90% of that improvement): "
+              f"{target:.3f} ms. Medians over seeds, [min, max]; a run that "
+              f"does not reach the target counts as {trials + 1} trials and "
+              "its whole time.\n")
+        print("| cost model | final (ms) | trials to target | "
+              "seconds to target | "
               "total (s) | trials: xgboost / this | mlp / this | "
               "random / this | time: xgboost / this | mlp / this |")
         print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | "

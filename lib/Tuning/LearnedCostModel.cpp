@@ -68,6 +68,7 @@ public:
                                      "unknown loss '" + options.loss + "'");
     train.loss = *loss;
     train.gainSharpness = options.gainSharpness;
+    train.mseWeight = options.mseWeight;
     train.averagedFraction = options.averagedFraction;
     train.epochs = trained ? options.fineTuneEpochs : options.epochs;
     train.minSteps = trained ? options.fineTuneMinSteps : 0;

@@ -87,7 +87,8 @@ static llvm::cl::opt<unsigned> epochs("epochs",
                                       llvm::cl::init(20),
                                       llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string> loss("loss",
-                                       llvm::cl::desc("lambdarank or mse"),
+                                       llvm::cl::desc("lambdarank, mse or "
+                                                      "lambdarank+mse"),
                                        llvm::cl::init("lambdarank"),
                                        llvm::cl::cat(toolCategory));
 static llvm::cl::opt<double> gainSharpness(
@@ -95,6 +96,10 @@ static llvm::cl::opt<double> gainSharpness(
     llvm::cl::desc("LambdaRank's gain: 0 = the label, k > 0 = (2^(k label) - "
                    "1) / (2^k - 1), favoring the fastest programs"),
     llvm::cl::init(6), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<double>
+    mseWeight("mse-weight",
+              llvm::cl::desc("lambdarank+mse: the weight of the MSE term"),
+              llvm::cl::init(1), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<double> averagedFraction(
     "average-weights",
     llvm::cl::desc("End with the mean weights of the last fraction of the "
@@ -245,6 +250,7 @@ std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times,
   options.cropPadding = cropPadding;
   options.loss = loss;
   options.gainSharpness = gainSharpness;
+  options.mseWeight = mseWeight;
   options.averagedFraction = averagedFraction;
   options.epochs = epochs;
   options.fineTuneEpochs = epochs;

@@ -72,10 +72,12 @@ public:
 
 /// How a learned model (mamba, tlp, mlp) trains on update().
 struct LearnedModelOptions {
-  /// "lambdarank" or "mse".
+  /// "lambdarank", "mse" or "lambdarank+mse".
   std::string loss = "lambdarank";
-  /// LambdaRank's gain sharpness (learned::rankingGain).
+  /// LambdaRank's gain sharpness (learned::rankingGain) and the weight of
+  /// the MSE term of "lambdarank+mse".
   double gainSharpness = 6;
+  double mseWeight = 1;
   /// Weight averaging over the last fraction of each update's steps
   /// (TrainOptions::averagedFraction).
   double averagedFraction = 0;

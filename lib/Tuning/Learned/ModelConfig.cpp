@@ -38,7 +38,15 @@ mlir::tcl::learned::parseModelKind(llvm::StringRef name) {
 }
 
 llvm::StringRef mlir::tcl::learned::getLossKindName(LossKind kind) {
-  return kind == LossKind::LambdaRank ? "lambdarank" : "mse";
+  switch (kind) {
+  case LossKind::LambdaRank:
+    return "lambdarank";
+  case LossKind::MSE:
+    return "mse";
+  case LossKind::LambdaRankMSE:
+    return "lambdarank+mse";
+  }
+  return "";
 }
 
 std::optional<LossKind>
@@ -46,6 +54,7 @@ mlir::tcl::learned::parseLossKind(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<LossKind>>(name)
       .Case("lambdarank", LossKind::LambdaRank)
       .Case("mse", LossKind::MSE)
+      .Case("lambdarank+mse", LossKind::LambdaRankMSE)
       .Default(std::nullopt);
 }
 

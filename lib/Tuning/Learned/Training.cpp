@@ -48,7 +48,8 @@ llvm::Error ModelImpl::train(const ProgramSet &data,
   for (size_t i = 0; i < data.size(); ++i)
     byGroup[data.groups[i]].push_back(uint32_t(i));
   if (options.loss == LossKind::LambdaRank) {
-    // A task with one program has no pair to learn from.
+    // A task with one program has no pair to learn from (with the MSE term
+    // it still has a label).
     for (auto it = byGroup.begin(); it != byGroup.end();)
       it = it->second.size() < 2 ? byGroup.erase(it) : std::next(it);
   }
@@ -148,6 +149,8 @@ llvm::Error ModelImpl::train(const ProgramSet &data,
           offset += size;
         }
         loss = torch::stack(losses).mean();
+        if (options.loss == LossKind::LambdaRankMSE)
+          loss = loss + options.mseWeight * torch::mse_loss(scores, labels);
       }
       optimizer.zero_grad();
       loss.backward();

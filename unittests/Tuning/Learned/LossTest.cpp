@@ -148,6 +148,10 @@ TEST(LambdaRank, NamesRoundTrip) {
   EXPECT_FALSE(parseModelKind("lstm"));
   EXPECT_EQ(parseLossKind("lambdarank"), LossKind::LambdaRank);
   EXPECT_EQ(parseLossKind("mse"), LossKind::MSE);
+  for (LossKind kind :
+       {LossKind::LambdaRank, LossKind::MSE, LossKind::LambdaRankMSE})
+    EXPECT_EQ(parseLossKind(getLossKindName(kind)), kind);
+  EXPECT_EQ(getLossKindName(LossKind::LambdaRankMSE), "lambdarank+mse");
   EXPECT_FALSE(parseLossKind("rank"));
 }
 

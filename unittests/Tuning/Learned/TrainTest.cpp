@@ -280,11 +280,16 @@ TEST(Training, MseRunsAndSingleProgramTasksAreSkippedByLambdaRank) {
   EXPECT_FALSE(bool((*model)->train(train, options)));
   EXPECT_EQ(epochs, 2u);
 
-  options.loss = LossKind::MSE;
-  options.onEpoch = [&](unsigned, double loss, double) {
-    EXPECT_GT(loss, 0.0);
-  };
-  EXPECT_FALSE(bool((*model)->train(train, options)));
+  // MSE, alone or added to LambdaRank, learns from lone programs too.
+  for (LossKind loss : {LossKind::MSE, LossKind::LambdaRankMSE}) {
+    options.loss = loss;
+    unsigned positive = 0;
+    options.onEpoch = [&](unsigned, double value, double) {
+      positive += value > 0;
+    };
+    EXPECT_FALSE(bool((*model)->train(train, options)));
+    EXPECT_EQ(positive, 2u) << getLossKindName(loss).str();
+  }
 }
 
 } // namespace

@@ -52,13 +52,14 @@ struct ProgramSet {
 };
 
 enum class ModelKind { Mamba, Transformer, MLP };
-/// Losses: LambdaRank (the method's) or MSE on the labels (for comparison).
-enum class LossKind { LambdaRank, MSE };
+/// Losses: LambdaRank (the method's), MSE on the labels, or both summed
+/// (TrainOptions::mseWeight weighs the MSE term).
+enum class LossKind { LambdaRank, MSE, LambdaRankMSE };
 
 /// "mamba", "tlp", "mlp".
 llvm::StringRef getModelKindName(ModelKind kind);
 std::optional<ModelKind> parseModelKind(llvm::StringRef name);
-/// "lambdarank", "mse".
+/// "lambdarank", "mse", "lambdarank+mse".
 llvm::StringRef getLossKindName(LossKind kind);
 std::optional<LossKind> parseLossKind(llvm::StringRef name);
 
@@ -122,6 +123,8 @@ struct TrainOptions {
   /// 0.778 against 0.753, 0.763, 0.748; top-5 0.97-0.98 against 0.94-0.96.
   double sigma = 1.0;
   double gainSharpness = 6;
+  /// The weight of the MSE term of LambdaRankMSE.
+  double mseWeight = 1.0;
   /// Intra-op threads for training; 0 = the hardware's concurrency.
   unsigned threads = 0;
   /// Seeds the batch order. Training is deterministic given the seed, the
