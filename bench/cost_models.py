@@ -9,10 +9,11 @@
    Tenset's top-1/top-5 scores, Spearman, NDCG@5 and pairwise accuracy on
    the held-out groups of each platform. Splits: held-out tasks, each
    held-out model, and a held-out platform.
-1b. Ablations: Mamba with linear LambdaRank gains, with MSE, without the
-   task's or the hardware's features, with weight averaging, and XGBoost
-   with and without task features, on the held-out tasks of one platform,
-   median and range over seeds.
+1b. Ablations: Mamba (LambdaRank + MSE) against LambdaRank alone (with
+   sharpened and linear gains), MSE alone, without the task's features,
+   with weight averaging, and XGBoost with and without task features, on
+   the held-out tasks of one platform; Mamba with and without hardware
+   features on a held-out platform; median and range over seeds.
 2. Tuning efficiency on held-out models: each learned model is trained on
    the dataset without the model's workloads (records of the platform tuned
    for: this host's most capable one, 1 thread), then guides the search on
@@ -84,36 +85,48 @@ def scoring(build, data):
         print(result.stdout.strip(), flush=True)
 
 
+# (label, flags, held-out split, platforms; None: the task split on the
+# ablation platform). The hardware columns are constant on one platform
+# (normalized to zero), so that ablation holds a platform out instead.
 ABLATIONS = [
-    ("mamba", []),
-    ("mamba, linear gains", ["--gain-sharpness=0"]),
-    ("mamba, MSE", ["--loss=mse"]),
-    ("mamba, no task features", ["--drop-features=task"]),
-    ("mamba, no hardware features", ["--drop-features=hardware"]),
-    ("mamba, weights averaged", ["--average-weights=0.3"]),
-    ("xgboost", []),
-    ("xgboost, no task features", ["--drop-features=task"]),
+    ("mamba", [], None, None),  # LambdaRank (sharpened gains) + MSE
+    ("mamba, LambdaRank only", ["--loss=lambdarank"], None, None),
+    ("mamba, LambdaRank only, linear gains",
+     ["--loss=lambdarank", "--gain-sharpness=0"], None, None),
+    ("mamba, MSE only", ["--loss=mse"], None, None),
+    ("mamba, no task features", ["--drop-features=task"], None, None),
+    ("mamba, weights averaged", ["--average-weights=0.3"], None, None),
+    ("xgboost", [], None, None),
+    ("xgboost, no task features", ["--drop-features=task"], None, None),
+    ("mamba, held-out platform x86-sse42/1t", [], "platform:x86-sse42/1t",
+     ""),
+    ("mamba, held-out platform x86-sse42/1t, no hardware features",
+     ["--drop-features=hardware"], "platform:x86-sse42/1t", ""),
 ]
 
 
 def ablations(build, data, epochs, seeds, platform, threads):
-    """Mamba and its ablations on held-out tasks of one platform, several
-    seeds each (top-1 on ~95 held-out tasks moves by several points from
-    seed to seed): median and range of each metric."""
+    """Mamba and its ablations on held-out tasks of one platform (the
+    hardware ablation: on a held-out platform), several seeds each (top-1
+    on ~95 held-out tasks moves by several points from seed to seed):
+    median and range of each metric."""
     tool = os.path.join(build, "bin", "tcl-cost-model")
     print(f"\n### Ablations: held-out tasks of {platform}, {epochs} epochs, "
           f"seeds {','.join(map(str, seeds))}\n")
     print("| variant | top-1 median [min, max] | top-5 median [min, max] | "
           "NDCG@5 median | Spearman median |")
     print("| --- | --- | --- | ---: | ---: |")
-    for label, flags in ABLATIONS:
+    for label, flags, split, platforms in ABLATIONS:
         model = label.split(",")[0]
         rows = []
         for seed in seeds:
-            result = run([tool, "compare", f"--data={data}", "--split=task",
-                          f"--platforms={platform}", f"--models={model}",
-                          f"--epochs={epochs}", f"--seed={seed}",
-                          f"--num-threads={threads}"] + flags)
+            command = [tool, "compare", f"--data={data}",
+                       f"--split={split or 'task'}", f"--models={model}",
+                       f"--epochs={epochs}", f"--seed={seed}",
+                       f"--num-threads={threads}"] + flags
+            if platforms is None:
+                command.append(f"--platforms={platform}")
+            result = run(command)
             for line in result.stdout.splitlines():
                 cells = [c.strip() for c in line.strip("|").split("|")]
                 if cells and cells[0] == model:

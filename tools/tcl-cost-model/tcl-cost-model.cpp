@@ -89,7 +89,7 @@ static llvm::cl::opt<unsigned> epochs("epochs",
 static llvm::cl::opt<std::string> loss("loss",
                                        llvm::cl::desc("lambdarank, mse or "
                                                       "lambdarank+mse"),
-                                       llvm::cl::init("lambdarank"),
+                                       llvm::cl::init("lambdarank+mse"),
                                        llvm::cl::cat(toolCategory));
 static llvm::cl::opt<double> gainSharpness(
     "gain-sharpness",

@@ -73,7 +73,7 @@ public:
 /// How a learned model (mamba, tlp, mlp) trains on update().
 struct LearnedModelOptions {
   /// "lambdarank", "mse" or "lambdarank+mse".
-  std::string loss = "lambdarank";
+  std::string loss = "lambdarank+mse";
   /// LambdaRank's gain sharpness (learned::rankingGain) and the weight of
   /// the MSE term of "lambdarank+mse".
   double gainSharpness = 6;

@@ -270,6 +270,7 @@ TEST(Training, MseRunsAndSingleProgramTasksAreSkippedByLambdaRank) {
   auto model = RankingModel::create(ModelConfig(ModelKind::MLP, kRows, kWidth));
   ASSERT_TRUE(bool(model));
   TrainOptions options;
+  options.loss = LossKind::LambdaRank;
   options.epochs = 2;
   options.threads = 1;
   unsigned epochs = 0;
