@@ -215,8 +215,10 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   bool dividing = false;
   if (!ShapedType::isDynamic(w.extent(m)) &&
       !ShapedType::isDynamic(w.extent(n))) {
-    bool latencyBound =
-        mr * llvm::divideCeil(nr, lanes) < getLatencyAccumulators(registers);
+    // divideCeil of two int64_t is unsigned; the counts are small.
+    int64_t accumulators =
+        mr * static_cast<int64_t>(llvm::divideCeil(nr, lanes));
+    bool latencyBound = accumulators < getLatencyAccumulators(registers);
     if (!isWholeVectors(nr, lanes) || latencyBound || w.extent(m) % mr != 0 ||
         w.extent(n) % nr != 0) {
       RegisterTile tile =
