@@ -58,7 +58,7 @@ public:
       auto created = learned::RankingModel::create(config);
       if (!created)
         return created.takeError();
-      model = std::move(*created);
+      adopt(std::move(*created));
     }
     learned::TrainOptions train;
     std::optional<learned::LossKind> loss =
@@ -77,7 +77,6 @@ public:
     train.threads = options.threads;
     train.seed = seed + updates++;
     train.onEpoch = options.onEpoch;
-    model->setCropPadding(options.cropPadding);
     if (llvm::Error error = model->train(set, train))
       return error;
     trained = true;
@@ -97,9 +96,6 @@ public:
         return scores;
       programs.push_back(program.data());
     }
-    model->setThreads(options.threads);
-    model->setChunkSize(options.scoreChunk);
-    model->setCropPadding(options.cropPadding);
     llvm::Expected<std::vector<float>> predicted =
         model->predict(programs, config.rows, config.width);
     if (!predicted) {
@@ -141,7 +137,7 @@ public:
                               : "'" + inputs + "'") +
               ", but this tcl makes '" + expected +
               "': retrain it (tcl-cost-model train)");
-    model = std::move(*loaded);
+    adopt(std::move(*loaded));
     trained = true;
     return llvm::Error::success();
   }
@@ -151,6 +147,14 @@ public:
   }
 
 private:
+  /// Takes `made` as the model, with this cost model's scoring settings.
+  void adopt(std::unique_ptr<learned::RankingModel> made) {
+    model = std::move(made);
+    model->setThreads(options.threads);
+    model->setChunkSize(options.scoreChunk);
+    model->setCropPadding(options.cropPadding);
+  }
+
   learned::ModelKind kind;
   uint64_t seed;
   LearnedModelOptions options;

@@ -278,23 +278,22 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
   if (!known)
     return known.takeError();
   platform = *known;
-  if (!options.costModelFile.empty() &&
-      !llvm::sys::fs::exists(options.costModelFile))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot load cost model '" +
-                                       options.costModelFile +
-                                       "': No such file or directory");
-  if (!options.costModelFile.empty())
+  if (!options.costModelFile.empty()) {
+    // A missing file is a mistake in the command; a checkpoint this build
+    // cannot use (another token layout or format, a corrupt file) must not
+    // stop the tuning: the search goes on with the model that needs none.
+    if (!llvm::sys::fs::exists(options.costModelFile))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "cannot load cost model '" +
+                                         options.costModelFile +
+                                         "': No such file or directory");
     if (llvm::Error error = model->load(options.costModelFile)) {
-      // A checkpoint this build cannot use (another token layout or
-      // format, a corrupt file) must not stop the tuning: the search goes
-      // on with the model that needs none.
       (out ? *out : llvm::errs())
           << "warning: " << llvm::toString(std::move(error))
           << "; tuning with xgboost instead\n";
       model = createCostModel("xgboost", options.seed);
     }
-  report.costModel = model->getName().str();
+  }
   search.emplace(EvolutionOptions{options.population, options.generations,
                                   options.randomFraction},
                  ctx, *model, platform.getFeatures(),

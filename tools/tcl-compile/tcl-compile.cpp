@@ -176,16 +176,15 @@ int main(int argc, char **argv) {
   options.tuning.costModel = costModel;
   // A learned model starts from its shipped pretrained checkpoint unless
   // told otherwise ('none': from scratch).
-  if (costModelFile == "none")
-    options.tuning.costModelFile.clear();
-  else if (!costModelFile.empty())
+  if (costModelFile != "none")
     options.tuning.costModelFile = costModelFile;
-  else if (tune)
+  if (tune && costModelFile.empty()) {
     options.tuning.costModelFile =
         tcl::findPretrainedCostModel(costModel, argv[0]);
-  if (tune && costModelFile.empty() && !options.tuning.costModelFile.empty())
-    llvm::errs() << "tcl-compile: " << costModel << " cost model: pretrained "
-                 << options.tuning.costModelFile << "\n";
+    if (!options.tuning.costModelFile.empty())
+      llvm::errs() << "tcl-compile: " << costModel << " cost model: pretrained "
+                   << options.tuning.costModelFile << "\n";
+  }
   options.tuning.seed = searchFlags.getSeed();
   options.tuning.batchSize = searchFlags.getBatchSize();
   options.measure = measureFlags.get();

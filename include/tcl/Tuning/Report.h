@@ -40,9 +40,6 @@ struct TuningReport {
   std::vector<std::pair<unsigned, double>> modelCurve;
   /// Tasks without a search space (named, with the reason).
   std::vector<std::string> skipped;
-  /// The cost model that guided the search (another than the one asked
-  /// for when its checkpoint was refused).
-  std::string costModel;
 };
 
 /// Where a tuning run stands after a batch.

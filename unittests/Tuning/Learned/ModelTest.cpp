@@ -6,6 +6,8 @@
 
 #include "tcl/Tuning/Learned/RankingModel.h"
 
+#include "TempFile.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -15,6 +17,7 @@
 #include <random>
 
 using namespace mlir::tcl::learned;
+using mlir::tcl::learned::test::TempFile;
 
 namespace {
 
@@ -39,20 +42,6 @@ ProgramSet randomPrograms(size_t count, unsigned seed, unsigned rows = kRows,
   }
   return set;
 }
-
-/// A path in the temporary directory, removed at the end of the test.
-class TempFile {
-public:
-  TempFile() {
-    llvm::SmallString<128> p;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("tcl-learned", "model", p))
-      ADD_FAILURE() << ec.message();
-    path = std::string(p);
-  }
-  ~TempFile() { llvm::sys::fs::remove(path); }
-  std::string path;
-};
 
 std::string errorText(llvm::Error error) {
   return llvm::toString(std::move(error));

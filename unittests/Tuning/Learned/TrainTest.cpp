@@ -14,9 +14,8 @@
 
 #include "tcl/Tuning/Learned/RankingModel.h"
 
+#include "TempFile.h"
 #include "WeightAverage.h"
-
-#include "llvm/Support/FileSystem.h"
 
 #include "gtest/gtest.h"
 
@@ -34,20 +33,16 @@ constexpr unsigned kRows = 8, kWidth = 12;
 class TempModel {
 public:
   explicit TempModel(const RankingModel &model) {
-    llvm::SmallString<128> p;
-    EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("tcl-train", "model", p));
-    path = std::string(p);
-    EXPECT_FALSE(bool(model.save(path)));
+    EXPECT_FALSE(bool(model.save(file.path)));
   }
-  ~TempModel() { llvm::sys::fs::remove(path); }
   std::unique_ptr<RankingModel> load() const {
-    auto loaded = RankingModel::load(path);
+    auto loaded = RankingModel::load(file.path);
     EXPECT_TRUE(bool(loaded));
     return loaded ? std::move(*loaded) : nullptr;
   }
 
 private:
-  std::string path;
+  test::TempFile file;
 };
 
 /// `groups` tasks of `perGroup` programs. A task has a fixed number of
