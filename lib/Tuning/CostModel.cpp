@@ -18,6 +18,14 @@ using namespace mlir::tcl;
 
 CostModel::~CostModel() = default;
 
+llvm::Expected<ProgramEmbeddings>
+CostModel::embed(llvm::ArrayRef<std::vector<float>>) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "the " + getName() +
+          " cost model has no embedding of programs (mamba, tlp and mlp do)");
+}
+
 namespace {
 
 llvm::Error modelError(const llvm::Twine &message) {

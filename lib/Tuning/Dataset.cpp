@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <lzma.h>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -211,6 +212,43 @@ llvm::Error mlir::tcl::exportDataset(TuningDatabase &database,
           writeFile(file("workloads.jsonl.xz"), *compressedWorkloads))
     return error;
   return writeFile(file("records.jsonl.xz"), *compressedRecords);
+}
+
+llvm::Error mlir::tcl::exportDatasetGroups(TuningDatabase &database,
+                                           llvm::ArrayRef<DatasetGroup> groups,
+                                           llvm::StringRef dir,
+                                           const DatasetManifest &manifest) {
+  auto subset = TuningDatabase::open(":memory:");
+  if (!subset)
+    return subset.takeError();
+  std::map<std::string, std::vector<std::string>> sources =
+      database.getWorkloadSources();
+  std::set<std::string> platforms, workloads;
+  for (const DatasetGroup &group : groups) {
+    if (platforms.insert(group.platform).second) {
+      std::optional<Platform> platform = database.getPlatform(group.platform);
+      if (!platform)
+        return datasetError("unknown platform '" + group.platform + "'");
+      if (llvm::Error error = (*subset)->addPlatform(*platform))
+        return error;
+    }
+    if (workloads.insert(group.workloadKey).second) {
+      std::optional<WorkloadEntry> workload =
+          database.getWorkload(group.workloadKey);
+      if (!workload)
+        return datasetError("unknown workload '" +
+                            group.workloadKey.substr(0, 60) + "'");
+      if (llvm::Error error = (*subset)->addWorkload(*workload))
+        return error;
+      for (const std::string &source : sources[group.workloadKey])
+        if (llvm::Error error =
+                (*subset)->addWorkloadSource(group.workloadKey, source))
+          return error;
+    }
+    if (llvm::Error error = (*subset)->addRecords(group.records))
+      return error;
+  }
+  return exportDataset(**subset, dir, manifest);
 }
 
 llvm::Expected<size_t> mlir::tcl::importDataset(TuningDatabase &database,

@@ -66,7 +66,8 @@ mlir::tcl::featurizeGroups(TuningDatabase &database,
     FeaturizedGroup featurized;
     featurized.workloadKey = group.workloadKey;
     featurized.platform = group.platform;
-    for (const TuningRecord &record : group.records) {
+    featurized.anchorClass = static_cast<unsigned>(task.anchorClass);
+    for (auto [recordIndex, record] : llvm::enumerate(group.records)) {
       OwningOpRef<ModuleOp> holder;
       ScheduleOp schedule =
           parseStoredSchedule(record.schedule, context, holder);
@@ -79,6 +80,7 @@ mlir::tcl::featurizeGroups(TuningDatabase &database,
       featurized.features.push_back(std::move(*features));
       featurized.latencies.push_back(record.isOk() ? record.medianSeconds
                                                    : kInfinity);
+      featurized.recordIndices.push_back(recordIndex);
     }
     result.push_back(std::move(featurized));
   }

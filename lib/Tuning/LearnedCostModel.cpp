@@ -108,6 +108,33 @@ public:
     return scores;
   }
 
+  llvm::Expected<ProgramEmbeddings>
+  embed(llvm::ArrayRef<std::vector<float>> features) override {
+    if (!model)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     getName() +
+                                         ": no embedding before training");
+    const learned::ModelConfig &config = model->getConfig();
+    std::vector<const float *> programs;
+    programs.reserve(features.size());
+    for (const std::vector<float> &program : features) {
+      if (program.size() != size_t(config.rows) * config.width)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            getName() + ": a program of " + llvm::Twine(program.size()) +
+                " features, the model reads " +
+                llvm::Twine(size_t(config.rows) * config.width));
+      programs.push_back(program.data());
+    }
+    ProgramEmbeddings result;
+    result.width = model->getEmbeddingWidth();
+    auto values = model->embed(programs, config.rows, config.width);
+    if (!values)
+      return values.takeError();
+    result.values = std::move(*values);
+    return result;
+  }
+
   llvm::Error save(llvm::StringRef path) const override {
     if (!model)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),

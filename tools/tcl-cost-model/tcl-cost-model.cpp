@@ -19,15 +19,24 @@
 //                           time to score 4096 held-out programs in one
 //                           call, models interleaved, median and range; the
 //                           sequence models also without cropping padding
+//   tcl-cost-model select   --data DIR --strategy rdu --fraction 0.1 [-o DIR]
+//                           chooses that share of the training groups'
+//                           programs by active sampling (ActiveSampling.h),
+//                           prints what it chose per operator, and writes
+//                           them as a dataset
 //
 // Common options: --platforms P,Q (default: all), --split task |
 // model:NAME | platform:NAME | none (none: train and evaluate on all),
-// --epochs, --loss lambdarank|mse, --seed, --num-threads.
+// --epochs, --loss lambdarank|mse, --seed, --num-threads. With --fraction
+// below 1, train, compare and time-scoring train on the programs that
+// --strategy chooses (once, shared by every model compared).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Registration/Registration.h"
+#include "tcl/Runtime/Machine.h"
 #include "tcl/Support/CommandLine.h"
+#include "tcl/Tuning/ActiveSampling.h"
 #include "tcl/Tuning/Dataset.h"
 #include "tcl/Tuning/Evaluation.h"
 
@@ -37,12 +46,15 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -51,7 +63,8 @@ using namespace mlir::tcl;
 static llvm::cl::OptionCategory toolCategory("Options");
 static llvm::cl::opt<std::string>
     command(llvm::cl::Positional,
-            llvm::cl::desc("<train | evaluate | compare | time-scoring>"),
+            llvm::cl::desc("<train | evaluate | compare | time-scoring | "
+                           "select>"),
             llvm::cl::Required, llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     dataDir("data", llvm::cl::desc("Dataset directory (export-dataset)"),
@@ -141,6 +154,34 @@ static llvm::cl::opt<double> maxSpread(
     llvm::cl::desc("Leave out records whose timings spread more than this "
                    "((max - min) / median); 0 keeps all"),
     llvm::cl::init(0), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<std::string> strategyName(
+    "strategy",
+    llvm::cl::desc("How to choose the training programs when --fraction is "
+                   "below 1: rdu, random, uncertainty, diversity, "
+                   "representative"),
+    llvm::cl::init("rdu"), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<double> fraction(
+    "fraction",
+    llvm::cl::desc("The share of the training groups' programs to train on, "
+                   "chosen by --strategy (1: all)"),
+    llvm::cl::init(1), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<unsigned>
+    selectRounds("rounds",
+                 llvm::cl::desc("Active sampling: batches (the first random)"),
+                 llvm::cl::init(5), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<unsigned> ensembleSize(
+    "ensemble",
+    llvm::cl::desc("Active sampling: models whose spread is the uncertainty"),
+    llvm::cl::init(3), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<std::string> selectModelName(
+    "select-model",
+    llvm::cl::desc("Active sampling: the model that chooses (mamba, tlp, "
+                   "mlp)"),
+    llvm::cl::init("mamba"), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<unsigned> selectEpochs(
+    "select-epochs",
+    llvm::cl::desc("Active sampling: epochs of each model that chooses"),
+    llvm::cl::init(10), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool> verbose("v",
                                    llvm::cl::desc("Print every epoch's loss"),
                                    llvm::cl::init(false),
@@ -150,6 +191,13 @@ static int fail(llvm::Error error) {
   llvm::errs() << "tcl-cost-model: " << llvm::toString(std::move(error))
                << "\n";
   return 1;
+}
+
+/// A number as printf's %g writes it (0.1, not 0.10).
+static std::string formatNumber(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
 }
 
 static llvm::Error error(const llvm::Twine &message) {
@@ -165,6 +213,9 @@ struct Data {
   std::vector<DatasetGroup> groups;
   DatasetSplit split;
   std::map<FeatureKind, std::vector<FeaturizedGroup>> features;
+  /// With --fraction below 1: the records chosen of each training group
+  /// (by index in `groups`, then in its records).
+  std::optional<std::map<size_t, std::set<size_t>>> chosen;
 
   llvm::Error open(MLIRContext *context) {
     if (dataDir.empty() == databasePath.empty())
@@ -229,6 +280,34 @@ struct Data {
     return picked;
   }
 
+  /// The split's training groups of `all`, only their chosen programs if
+  /// programs were chosen.
+  std::vector<FeaturizedGroup>
+  trainingGroups(const std::vector<FeaturizedGroup> &all) {
+    if (!chosen)
+      return pick(all, split.train);
+    std::vector<FeaturizedGroup> picked;
+    for (size_t index : split.train) {
+      auto records = chosen->find(index);
+      if (records == chosen->end())
+        continue;
+      const FeaturizedGroup &from = all[index];
+      FeaturizedGroup group = from;
+      group.features.clear();
+      group.latencies.clear();
+      group.recordIndices.clear();
+      for (size_t k = 0; k < from.features.size(); ++k)
+        if (records->second.count(from.recordIndices[k])) {
+          group.features.push_back(from.features[k]);
+          group.latencies.push_back(from.latencies[k]);
+          group.recordIndices.push_back(from.recordIndices[k]);
+        }
+      if (!group.features.empty())
+        picked.push_back(std::move(group));
+    }
+    return picked;
+  }
+
   std::vector<std::string> testPlatforms() {
     std::vector<std::string> names;
     for (size_t index : split.test)
@@ -245,15 +324,17 @@ struct EpochTimes {
 };
 
 std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times,
-                                     bool cropPadding = true) {
+                                     bool cropPadding = true,
+                                     std::optional<uint64_t> modelSeed = {},
+                                     std::optional<unsigned> modelEpochs = {}) {
   LearnedModelOptions options;
   options.cropPadding = cropPadding;
   options.loss = loss;
   options.gainSharpness = gainSharpness;
   options.mseWeight = mseWeight;
   options.averagedFraction = averagedFraction;
-  options.epochs = epochs;
-  options.fineTuneEpochs = epochs;
+  options.epochs = modelEpochs.value_or(epochs);
+  options.fineTuneEpochs = options.epochs;
   options.learningRate = learningRate;
   options.cosineDecay = cosineDecay;
   options.threads = threads;
@@ -267,9 +348,121 @@ std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times,
       llvm::errs() << llvm::formatv("{0} epoch {1}: loss {2:F5} ({3:F2} s)\n",
                                     name, epoch, mean, seconds);
   };
-  if (auto learned = createLearnedCostModel(name, seed, options))
+  if (auto learned =
+          createLearnedCostModel(name, modelSeed.value_or(seed), options))
     return learned;
-  return createCostModel(name, seed);
+  return createCostModel(name, modelSeed.value_or(seed));
+}
+
+/// With --fraction below 1 (or for select): chooses the training programs
+/// by --strategy with --select-model, once.
+llvm::Error choosePrograms(Data &data, MLIRContext *context) {
+  if (data.chosen || (fraction >= 1 && command != "select"))
+    return llvm::Error::success();
+  ProgramSelectionOptions options;
+  options.strategy = *parseSamplingStrategy(strategyName);
+  options.fraction = fraction;
+  options.rounds = selectRounds;
+  options.ensemble = ensembleSize;
+  options.seed = seed;
+  // The models' epoch callback writes here: it must outlive them.
+  EpochTimes selectTimes;
+  options.makeModel = [&selectTimes](uint64_t modelSeed) {
+    return makeModel(selectModelName, selectTimes, true, modelSeed,
+                     unsigned(selectEpochs));
+  };
+  options.onRound = [](unsigned round, size_t chosen, double seconds) {
+    llvm::errs() << llvm::formatv("tcl-cost-model: {0} round {1}: {2} "
+                                  "programs chosen ({3:F1} s)\n",
+                                  strategyName, round + 1, chosen, seconds);
+  };
+  EpochTimes times;
+  std::unique_ptr<CostModel> probe = makeModel(selectModelName, times);
+  auto all = data.featuresFor(probe->getFeatureKind(), context);
+  if (!all)
+    return all.takeError();
+  std::vector<FeaturizedGroup> pool = data.pick(**all, data.split.train);
+  size_t poolPrograms = 0;
+  for (const FeaturizedGroup &group : pool)
+    poolPrograms += group.features.size();
+  auto selected = selectTrainingPrograms(pool, options);
+  if (!selected)
+    return selected.takeError();
+  std::map<std::pair<std::string, std::string>, size_t> groupIndex;
+  for (size_t index : data.split.train)
+    groupIndex[{data.groups[index].workloadKey, data.groups[index].platform}] =
+        index;
+  data.chosen.emplace();
+  size_t chosenPrograms = 0;
+  for (const FeaturizedGroup &group : *selected) {
+    std::set<size_t> &records =
+        (*data.chosen)[groupIndex.at({group.workloadKey, group.platform})];
+    records.insert(group.recordIndices.begin(), group.recordIndices.end());
+    chosenPrograms += group.recordIndices.size();
+  }
+  llvm::errs() << llvm::formatv(
+      "tcl-cost-model: {0} of {1} training programs ({2} of {3} groups) "
+      "chosen by {4}\n",
+      chosenPrograms, poolPrograms, selected->size(), pool.size(),
+      strategyName);
+  return llvm::Error::success();
+}
+
+/// select: prints the chosen programs per operator and, with -o, writes
+/// them as a dataset.
+llvm::Error selectCommand(Data &data, MLIRContext *context) {
+  if (llvm::Error error = choosePrograms(data, context))
+    return error;
+  std::map<std::string, std::pair<size_t, size_t>> perAnchor;
+  std::map<std::string, std::pair<size_t, size_t>> groupsPerAnchor;
+  std::vector<DatasetGroup> subset;
+  for (size_t index : data.split.train) {
+    const DatasetGroup &group = data.groups[index];
+    std::optional<WorkloadEntry> workload =
+        data.database->getWorkload(group.workloadKey);
+    std::string anchor = workload ? workload->anchor : std::string("?");
+    auto records = data.chosen->find(index);
+    size_t taken = records == data.chosen->end() ? 0 : records->second.size();
+    perAnchor[anchor].first += group.records.size();
+    perAnchor[anchor].second += taken;
+    ++groupsPerAnchor[anchor].first;
+    groupsPerAnchor[anchor].second += taken ? 1 : 0;
+    if (!taken)
+      continue;
+    DatasetGroup chosenGroup = group;
+    chosenGroup.records.clear();
+    for (size_t record : records->second)
+      chosenGroup.records.push_back(group.records[record]);
+    subset.push_back(std::move(chosenGroup));
+  }
+  llvm::outs() << "| operator | groups | with a program chosen | programs | "
+                  "chosen | share |\n| --- | ---: | ---: | ---: | ---: | ---: "
+                  "|\n";
+  for (auto &[anchor, counts] : perAnchor)
+    llvm::outs() << llvm::formatv(
+        "| {0} | {1} | {2} | {3} | {4} | {5:P} |\n", anchor,
+        groupsPerAnchor[anchor].first, groupsPerAnchor[anchor].second,
+        counts.first, counts.second,
+        counts.first ? double(counts.second) / counts.first : 0.0);
+  if (outputPath.empty())
+    return llvm::Error::success();
+  DatasetManifest manifest;
+  manifest.command = "tcl-cost-model select --strategy=" + strategyName +
+                     " --fraction=" + formatNumber(fraction) +
+                     " --seed=" + std::to_string(seed) +
+                     " --split=" + splitSpec +
+                     " --select-model=" + selectModelName;
+  manifest.date = currentTimeIso();
+  manifest.seed = std::to_string(seed);
+  manifest.machine = describeHost();
+  manifest.notes =
+      "programs chosen by active sampling from " +
+      (dataDir.empty() ? std::string(databasePath) : std::string(dataDir));
+  if (llvm::Error error =
+          exportDatasetGroups(*data.database, subset, outputPath, manifest))
+    return error;
+  llvm::outs() << "wrote " << outputPath << "\n";
+  return llvm::Error::success();
 }
 
 void printRowHeader() {
@@ -312,8 +505,7 @@ llvm::Error trainAndReport(Data &data, llvm::StringRef name,
   auto all = data.featuresFor(model->getFeatureKind(), context);
   if (!all)
     return all.takeError();
-  std::vector<FeaturizedGroup> train = data.pick(**all, data.split.train);
-  std::vector<CostSample> samples = makeSamples(train);
+  std::vector<CostSample> samples = makeSamples(data.trainingGroups(**all));
   auto start = std::chrono::steady_clock::now();
   if (llvm::Error updateError = model->update(samples))
     return updateError;
@@ -357,7 +549,7 @@ llvm::Error timeScoringCommand(Data &data, llvm::ArrayRef<std::string> names,
       batches[model->getFeatureKind()] =
           makeScoringBatch(data.pick(**all, data.split.test));
     if (llvm::Error updateError =
-            model->update(makeSamples(data.pick(**all, data.split.train))))
+            model->update(makeSamples(data.trainingGroups(**all))))
       return updateError;
     if (model->getFeatureKind() == FeatureKind::Sequence) {
       // The same weights, scoring every row of the padded programs.
@@ -415,9 +607,25 @@ int main(int argc, char **argv) {
                                     "tcl cost model training and evaluation\n");
   // Checked before loading the data (seconds): a typo fails at once.
   if (command != "train" && command != "evaluate" && command != "compare" &&
-      command != "time-scoring")
+      command != "time-scoring" && command != "select")
     return fail(error("unknown command '" + command +
-                      "' (train, evaluate, compare, time-scoring)"));
+                      "' (train, evaluate, compare, time-scoring, select)"));
+  if (!parseSamplingStrategy(strategyName))
+    return fail(error("unknown sampling strategy '" + strategyName + "' (" +
+                      getSamplingStrategyNames() + ")"));
+  if (!(fraction > 0 && fraction <= 1))
+    return fail(
+        error("--fraction must be in (0, 1], not " + formatNumber(fraction)));
+  if (command == "select" && fraction >= 1)
+    return fail(error("select needs --fraction below 1"));
+  if (fraction < 1 || command == "select") {
+    if (!createLearnedCostModel(selectModelName, seed, {}))
+      return fail(error("--select-model must be mamba, tlp or mlp, not '" +
+                        selectModelName + "'"));
+    if (command == "evaluate")
+      return fail(error("--fraction chooses training programs; evaluate "
+                        "trains nothing"));
+  }
   std::vector<std::string> names(modelNames.begin(), modelNames.end());
   if (command != "compare" && command != "time-scoring")
     names = {modelName};
@@ -443,6 +651,14 @@ int main(int argc, char **argv) {
                << data.split.train.size() << " for training, "
                << data.split.test.size() << " held out (" << splitSpec << ")\n";
 
+  if (command == "select") {
+    if (llvm::Error selectError = selectCommand(data, &context))
+      return fail(std::move(selectError));
+    return 0;
+  }
+  if (command != "evaluate")
+    if (llvm::Error chooseError = choosePrograms(data, &context))
+      return fail(std::move(chooseError));
   if (command == "train") {
     printRowHeader();
     if (llvm::Error trainError =

@@ -53,6 +53,13 @@ inline float relativeThroughput(double seconds, double bestSeconds) {
 /// (scheduleFeatures) or the whole token matrix (Tokenizer, [rows, kWidth]).
 enum class FeatureKind { Summary, Sequence };
 
+/// Programs as a model represents them: `width` floats a program, program
+/// after program.
+struct ProgramEmbeddings {
+  unsigned width = 0;
+  std::vector<float> values;
+};
+
 class CostModel {
 public:
   virtual ~CostModel();
@@ -64,6 +71,12 @@ public:
   /// One score per feature vector; higher means predicted faster.
   virtual std::vector<double>
   predict(llvm::ArrayRef<std::vector<float>> features) = 0;
+  /// The model's representation of each program (the learned models'
+  /// pooled hidden state), where active sampling (ActiveSampling.h) measures
+  /// how alike programs are. An error for a model without one (xgboost,
+  /// random) or not trained yet.
+  virtual llvm::Expected<ProgramEmbeddings>
+  embed(llvm::ArrayRef<std::vector<float>> features);
   virtual llvm::Error save(llvm::StringRef path) const = 0;
   virtual llvm::Error load(llvm::StringRef path) = 0;
   /// Learned parameters (weights, or tree nodes), 0 if none.

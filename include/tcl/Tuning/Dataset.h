@@ -63,6 +63,14 @@ struct DatasetGroup {
   std::vector<TuningRecord> records;
 };
 
+/// Writes exactly the records of `groups` (workloads, platforms and sources
+/// as in `database`) to `dir`: a subset of a dataset, e.g. the programs that
+/// active sampling chose.
+llvm::Error exportDatasetGroups(TuningDatabase &database,
+                                llvm::ArrayRef<DatasetGroup> groups,
+                                llvm::StringRef dir,
+                                const DatasetManifest &manifest);
+
 /// Groups of `database` with at least `minRecords` records, on `platforms`
 /// (all if empty), in a stable order (platform, then workload key). With
 /// `maxSpread` > 0, successful records whose timings spread more than that

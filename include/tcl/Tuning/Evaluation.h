@@ -27,8 +27,12 @@ namespace mlir::tcl {
 /// (infinity: failed).
 struct FeaturizedGroup {
   std::string workloadKey, platform;
+  /// The task's operator type (AnchorClass).
+  unsigned anchorClass = 0;
   std::vector<std::vector<float>> features;
   std::vector<double> latencies;
+  /// Where each program came from: its index in the DatasetGroup's records.
+  std::vector<size_t> recordIndices;
 };
 
 /// Featurizes `groups` of `database` for models reading `kind`. Records

@@ -147,8 +147,19 @@ llvm::Error ModelImpl::checkShape(unsigned rows, unsigned width,
 
 llvm::Expected<std::vector<float>>
 ModelImpl::predict(llvm::ArrayRef<const float *> programs) {
+  return forward(programs, /*embeddings=*/false);
+}
+
+llvm::Expected<std::vector<float>>
+ModelImpl::embed(llvm::ArrayRef<const float *> programs) {
+  return forward(programs, /*embeddings=*/true);
+}
+
+llvm::Expected<std::vector<float>>
+ModelImpl::forward(llvm::ArrayRef<const float *> programs, bool embeddings) {
   const size_t count = programs.size();
-  std::vector<float> scores(count);
+  const int64_t outWidth = embeddings ? net->getEmbeddingWidth() : 1;
+  std::vector<float> outputs(count * outWidth);
   useThreads(threads);
   // Scoring needs no autograd state at all.
   c10::InferenceMode inference;
@@ -196,17 +207,20 @@ ModelImpl::predict(llvm::ArrayRef<const float *> programs) {
                         size_t(lengths[order[start + k]]) * config.width,
                         batch.begin() + size_t(k) * length * config.width);
           auto [x, mask] = prepare(batch.data(), n, length);
-          torch::Tensor s = net->score(x, mask).contiguous();
-          if (s.numel() != n) {
+          torch::Tensor s =
+              (embeddings ? net->embed(x, mask) : net->score(x, mask))
+                  .contiguous();
+          if (s.numel() != n * outWidth) {
             wrongCount = true;
             continue;
           }
           const float *values = s.data_ptr<float>();
           for (int64_t k = 0; k < n; ++k)
-            scores[order[start + k]] = values[k];
+            std::copy_n(values + k * outWidth, outWidth,
+                        outputs.begin() + order[start + k] * outWidth);
         }
       });
   if (wrongCount)
-    return makeError("the network returned a wrong number of scores");
-  return scores;
+    return makeError("the network returned a wrong number of outputs");
+  return outputs;
 }

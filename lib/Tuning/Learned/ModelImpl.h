@@ -85,6 +85,12 @@ struct ModelImpl {
   /// Scores of programs of [config.rows, config.width] floats each.
   llvm::Expected<std::vector<float>>
   predict(llvm::ArrayRef<const float *> programs);
+  /// Their embeddings, net->getEmbeddingWidth() floats a program.
+  llvm::Expected<std::vector<float>>
+  embed(llvm::ArrayRef<const float *> programs);
+  /// Scores or embeddings, in forward passes of programs of similar length.
+  llvm::Expected<std::vector<float>>
+  forward(llvm::ArrayRef<const float *> programs, bool embeddings);
   /// In Training.cpp.
   llvm::Error train(const ProgramSet &data, const TrainOptions &options);
   /// In Checkpoint.cpp.

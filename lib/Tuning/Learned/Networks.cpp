@@ -131,21 +131,27 @@ public:
         block(register_module("block", MambaBlock(c.dModel, c.dState, c.dConv,
                                                   c.expand, c.dtRank))),
         norm(register_module("norm", RMSNorm(c.dModel))),
-        decoder(register_module("decoder", Decoder(c.dModel))) {}
+        decoder(register_module("decoder", Decoder(c.dModel))),
+        width(c.dModel) {}
 
-  torch::Tensor score(const torch::Tensor &x,
+  torch::Tensor embed(const torch::Tensor &x,
                       const torch::Tensor &mask) override {
     torch::Tensor h =
         torch::silu(enc3(torch::silu(enc2(torch::silu(enc1(x))))));
     h = norm(h + block(h));
-    return decoder(maskedMean(h, mask));
+    return maskedMean(h, mask);
   }
+  torch::Tensor head(const torch::Tensor &embedding) override {
+    return decoder(embedding);
+  }
+  int64_t getEmbeddingWidth() const override { return width; }
 
 private:
   Dense enc1, enc2, enc3;
   MambaBlock block;
   RMSNorm norm;
   Decoder decoder;
+  int64_t width;
 };
 
 //===----------------------------------------------------------------------===//
@@ -200,31 +206,37 @@ TORCH_MODULE(EncoderLayer);
 class TransformerNet : public ScoreNet {
 public:
   explicit TransformerNet(const ModelConfig &c)
-      : embed(register_module("embed", Dense(c.width, c.dModel))),
+      : tokenEmbed(register_module("embed", Dense(c.width, c.dModel))),
         position(register_parameter(
             "position",
             torch::randn({int64_t(c.rows), int64_t(c.dModel)}) * 0.02)),
-        decoder(register_module("decoder", Decoder(c.dModel))) {
+        decoder(register_module("decoder", Decoder(c.dModel))),
+        width(c.dModel) {
     layers = register_module("layers", torch::nn::ModuleList());
     for (unsigned i = 0; i < c.layers; ++i)
       layers->push_back(EncoderLayer(c.dModel, c.heads, c.ffn));
   }
 
-  torch::Tensor score(const torch::Tensor &x,
+  torch::Tensor embed(const torch::Tensor &x,
                       const torch::Tensor &mask) override {
     // x may be cropped to fewer rows than the model reads.
-    torch::Tensor h = embed(x) + position.narrow(0, 0, x.size(1));
+    torch::Tensor h = tokenEmbed(x) + position.narrow(0, 0, x.size(1));
     torch::Tensor keyBias = ((1 - mask) * -1e9).unsqueeze(1).unsqueeze(1);
     for (const std::shared_ptr<torch::nn::Module> &layer : *layers)
       h = layer->as<EncoderLayer>()->forward(h, keyBias);
-    return decoder(maskedMean(h, mask));
+    return maskedMean(h, mask);
   }
+  torch::Tensor head(const torch::Tensor &embedding) override {
+    return decoder(embedding);
+  }
+  int64_t getEmbeddingWidth() const override { return width; }
 
 private:
-  Dense embed;
+  Dense tokenEmbed;
   torch::Tensor position;
   torch::nn::ModuleList layers{nullptr};
   Decoder decoder;
+  int64_t width;
 };
 
 //===----------------------------------------------------------------------===//
@@ -239,7 +251,7 @@ public:
   explicit MLPNet(const ModelConfig &c)
       : in(register_module("in",
                            Dense(int64_t(c.rows) * c.width, c.mlpHidden))),
-        out(register_module("out", Dense(c.mlpHidden, 1))) {
+        out(register_module("out", Dense(c.mlpHidden, 1))), width(c.mlpHidden) {
     blocks = register_module("blocks", torch::nn::ModuleList());
     for (unsigned i = 0; i < c.mlpBlocks; ++i) {
       blocks->push_back(Dense(c.mlpHidden, c.mlpHidden));
@@ -247,18 +259,23 @@ public:
     }
   }
 
-  torch::Tensor score(const torch::Tensor &x, const torch::Tensor &) override {
+  torch::Tensor embed(const torch::Tensor &x, const torch::Tensor &) override {
     torch::Tensor h = torch::relu(in(x.reshape({x.size(0), -1})));
     for (size_t i = 0; i + 1 < blocks->size(); i += 2) {
       torch::Tensor inner = torch::relu(blocks[i]->as<Dense>()->forward(h));
       h = torch::relu(h + blocks[i + 1]->as<Dense>()->forward(inner));
     }
-    return out(h).squeeze(-1);
+    return h;
   }
+  torch::Tensor head(const torch::Tensor &embedding) override {
+    return out(embedding).squeeze(-1);
+  }
+  int64_t getEmbeddingWidth() const override { return width; }
 
 private:
   Dense in, out;
   torch::nn::ModuleList blocks{nullptr};
+  int64_t width;
 };
 
 } // namespace

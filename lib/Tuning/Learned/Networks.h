@@ -6,7 +6,8 @@
 //
 // The three networks behind RankingModel, as torch modules: each maps a
 // batch of normalized programs x [B, rows, width] and their token mask
-// [B, rows] (1 for a real token, 0 for padding) to scores [B].
+// [B, rows] (1 for a real token, 0 for padding) to an embedding [B, E] (the
+// pooled hidden state its decoder reads) and that to scores [B].
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +26,16 @@ namespace mlir::tcl::learned {
 
 class ScoreNet : public torch::nn::Module {
 public:
-  virtual torch::Tensor score(const torch::Tensor &x,
+  /// The program's representation before the score: [B, getEmbeddingWidth()].
+  virtual torch::Tensor embed(const torch::Tensor &x,
                               const torch::Tensor &mask) = 0;
+  /// Scores [B] of embeddings [B, getEmbeddingWidth()].
+  virtual torch::Tensor head(const torch::Tensor &embedding) = 0;
+  virtual int64_t getEmbeddingWidth() const = 0;
+
+  torch::Tensor score(const torch::Tensor &x, const torch::Tensor &mask) {
+    return head(embed(x, mask));
+  }
 };
 
 /// Checks that `config` describes a network; a message if not.

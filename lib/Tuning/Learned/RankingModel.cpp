@@ -117,6 +117,18 @@ RankingModel::predict(llvm::ArrayRef<const float *> programs, unsigned rows,
 }
 
 llvm::Expected<std::vector<float>>
+RankingModel::embed(llvm::ArrayRef<const float *> programs, unsigned rows,
+                    unsigned width) const {
+  if (llvm::Error error = impl->checkShape(rows, width, "embed"))
+    return std::move(error);
+  return guarded("embedding programs", [&] { return impl->embed(programs); });
+}
+
+unsigned RankingModel::getEmbeddingWidth() const {
+  return unsigned(impl->net->getEmbeddingWidth());
+}
+
+llvm::Expected<std::vector<float>>
 RankingModel::predict(const ProgramSet &programs) const {
   if (programs.inputs.size() !=
       programs.size() * programs.rows * programs.width)

@@ -170,6 +170,44 @@ TEST_P(ModelKinds, CroppedScoringAndTrainingEqualPadded) {
   expectSameScores(1e-3);
 }
 
+TEST_P(ModelKinds, EmbeddingsAreWhatTheScoresAreMadeOf) {
+  // One embedding of the network's width a program, the same whether the
+  // programs are embedded alone or together, cropped or padded; programs
+  // that score apart embed apart.
+  constexpr unsigned kLongRows = 16;
+  ModelConfig config(GetParam(), kLongRows, kWidth, /*seed=*/4);
+  auto model = RankingModel::create(config);
+  auto padded = RankingModel::create(config);
+  ASSERT_TRUE(model && padded);
+  (*padded)->setCropPadding(false);
+  const unsigned expectedWidth =
+      GetParam() == ModelKind::MLP ? config.mlpHidden : config.dModel;
+  EXPECT_EQ((*model)->getEmbeddingWidth(), expectedWidth);
+  ProgramSet programs = randomPrograms(20, 3, kLongRows);
+  std::vector<const float *> all;
+  for (size_t i = 0; i < programs.size(); ++i)
+    all.push_back(&programs.inputs[i * kLongRows * kWidth]);
+  auto together = (*model)->embed(all, kLongRows, kWidth);
+  auto full = (*padded)->embed(all, kLongRows, kWidth);
+  ASSERT_TRUE(together && full);
+  ASSERT_EQ(together->size(), programs.size() * expectedWidth);
+  for (size_t i = 0; i < together->size(); ++i)
+    EXPECT_NEAR((*together)[i], (*full)[i], 1e-4) << "value " << i;
+  auto alone = (*model)->embed({all[7]}, kLongRows, kWidth);
+  ASSERT_TRUE(bool(alone));
+  for (unsigned k = 0; k < expectedWidth; ++k)
+    EXPECT_NEAR((*alone)[k], (*together)[7 * expectedWidth + k], 1e-5);
+  auto scores = (*model)->predict(programs);
+  ASSERT_TRUE(bool(scores));
+  ASSERT_NE((*scores)[0], (*scores)[1]);
+  EXPECT_FALSE(std::equal(together->begin(), together->begin() + expectedWidth,
+                          together->begin() + expectedWidth));
+  auto wrong = (*model)->embed(all, kLongRows - 1, kWidth);
+  ASSERT_FALSE(bool(wrong));
+  EXPECT_NE(errorText(wrong.takeError()).find("embed: programs are"),
+            std::string::npos);
+}
+
 TEST_P(ModelKinds, WrongShapesAreErrors) {
   auto model = RankingModel::create(ModelConfig(GetParam(), kRows, kWidth));
   ASSERT_TRUE(bool(model));

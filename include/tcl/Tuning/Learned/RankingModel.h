@@ -93,6 +93,15 @@ public:
   /// Scores the programs of `programs` (labels and groups are ignored).
   llvm::Expected<std::vector<float>> predict(const ProgramSet &programs) const;
 
+  /// What the network makes of each program before it scores it: the pooled
+  /// hidden state its decoder reads, getEmbeddingWidth() floats a program
+  /// (program after program). Programs the model ranks alike lie close;
+  /// active sampling measures distances and densities there.
+  llvm::Expected<std::vector<float>>
+  embed(llvm::ArrayRef<const float *> programs, unsigned rows,
+        unsigned width) const;
+  unsigned getEmbeddingWidth() const;
+
   size_t numParameters() const;
   const ModelConfig &getConfig() const;
   /// Whether the input normalization has been computed (by train or load).

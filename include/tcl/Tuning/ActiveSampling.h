@@ -1,0 +1,118 @@
+//===- ActiveSampling.h - Choosing which programs to measure ----*- C++ -*-===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Measuring a program is the expensive label of a cost model. Active
+// sampling chooses, batch by batch, which programs of an unlabeled pool to
+// measure next (METHOD.md §3), from how the current model sees them:
+//
+//   representativeness  the density of a program among the pool's programs
+//                       in the model's embedding space (a Gaussian kernel
+//                       density), with the batch shared out among operator
+//                       types in proportion to how often each occurs;
+//   diversity           the distance to the nearest program already chosen
+//                       (measured, or taken earlier in the batch);
+//   uncertainty         the spread of an ensemble's scores for the program.
+//
+// RDU combines them as METHOD.md does: score = u + f * d + r, each criterion
+// scaled to [0, 1] over the candidates, f the predicted rank of the program
+// within its task (so diversity leans toward fast programs), taking the best
+// candidate whose operator type still has budget, one at a time so that the
+// diversity of the rest accounts for each one taken.
+//
+// selectCandidates is the choice on plain numbers (embeddings, scores);
+// selectTrainingPrograms runs the whole offline loop over a dataset: a
+// random first batch, then per round train an ensemble on what is chosen,
+// embed and score the pool, choose the next batch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCL_TUNING_ACTIVESAMPLING_H
+#define TCL_TUNING_ACTIVESAMPLING_H
+
+#include "tcl/Tuning/Evaluation.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::tcl {
+
+enum class SamplingStrategy {
+  Random,
+  Uncertainty,
+  Diversity,
+  Representative,
+  RDU
+};
+
+/// "random", "uncertainty", "diversity", "representative", "rdu".
+llvm::StringRef getSamplingStrategyName(SamplingStrategy strategy);
+std::optional<SamplingStrategy> parseSamplingStrategy(llvm::StringRef name);
+/// The names parseSamplingStrategy takes, comma separated.
+std::string getSamplingStrategyNames();
+
+/// Every program of a pool, labeled or not, as the current model sees it.
+struct CandidatePool {
+  /// size() * embeddingWidth floats: the model's embedding of each program.
+  unsigned embeddingWidth = 0;
+  std::vector<float> embeddings;
+  /// The predicted score of each program (higher: faster); comparable
+  /// within a group only. Empty: no tilt toward fast programs.
+  std::vector<float> predictions;
+  /// The spread of the ensemble's scores for each program (>= 0). Empty:
+  /// no uncertainty (a strategy that needs it fails).
+  std::vector<float> uncertainty;
+  /// The task of each program, and its operator type (AnchorClass).
+  std::vector<unsigned> groups, operatorTypes;
+
+  size_t size() const { return groups.size(); }
+};
+
+/// The weights of RDU's score w_u * u + w_d * f * d + w_r * r.
+struct RduWeights {
+  double uncertainty = 1, diversity = 1, representativeness = 1;
+};
+
+/// Chooses `count` programs of `pool` that are not `labeled` (one flag a
+/// program), by `strategy`; returns their indices in the order taken.
+/// `seed` draws the random strategy and the density's reference programs.
+/// Fails when the pool is malformed or lacks what the strategy reads.
+llvm::Expected<std::vector<size_t>>
+selectCandidates(const CandidatePool &pool, const std::vector<bool> &labeled,
+                 size_t count, SamplingStrategy strategy,
+                 const RduWeights &weights = {}, uint64_t seed = 1);
+
+/// The offline loop of selectTrainingPrograms.
+struct ProgramSelectionOptions {
+  SamplingStrategy strategy = SamplingStrategy::RDU;
+  /// The share of the pool's programs to choose, in (0, 1].
+  double fraction = 0.1;
+  /// Batches: the first is random, each later one is chosen by a model
+  /// trained on the programs chosen before it.
+  unsigned rounds = 5;
+  /// Models in the ensemble whose spread is the uncertainty (strategies
+  /// that do not read it train one).
+  unsigned ensemble = 3;
+  uint64_t seed = 1;
+  RduWeights weights;
+  /// Makes a fresh model of the ensemble (a learned model: it must embed).
+  std::function<std::unique_ptr<CostModel>(uint64_t seed)> makeModel;
+  /// Called after each round: round, programs chosen so far, seconds.
+  std::function<void(unsigned, size_t, double)> onRound;
+};
+
+/// The programs of `pool` chosen by `options`: the same groups, each with
+/// only its chosen programs (groups with none are left out), labels to be
+/// made relative to the best chosen one (makeSamples), as they would be
+/// had only those been measured. Each chosen program keeps its record index.
+llvm::Expected<std::vector<FeaturizedGroup>>
+selectTrainingPrograms(llvm::ArrayRef<FeaturizedGroup> pool,
+                       const ProgramSelectionOptions &options);
+
+} // namespace mlir::tcl
+
+#endif // TCL_TUNING_ACTIVESAMPLING_H

@@ -1,0 +1,317 @@
+//===- ActiveSamplingTest.cpp - Active sampling on known pools ------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each criterion of active sampling on small synthetic pools where the
+// right choice is known (clusters in a 2-D embedding), and the offline loop
+// with a stand-in model whose embedding is the features themselves.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/ActiveSampling.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+namespace {
+
+/// Three clusters far apart (centers (0, 0), (20, 0), (0, 20)), each a
+/// center and `ring` points at distance 1 around it; cluster c is group c
+/// and operator type c. Program 0 of each cluster (index c * (ring + 1)) is
+/// its center.
+CandidatePool threeClusters(unsigned ring = 8) {
+  CandidatePool pool;
+  pool.embeddingWidth = 2;
+  const float centers[3][2] = {{0, 0}, {20, 0}, {0, 20}};
+  for (unsigned c = 0; c < 3; ++c)
+    for (unsigned k = 0; k <= ring; ++k) {
+      float x = centers[c][0], y = centers[c][1];
+      if (k > 0) {
+        double angle = 2 * 3.14159265358979 * (k - 1) / ring;
+        x += float(std::cos(angle));
+        y += float(std::sin(angle));
+      }
+      pool.embeddings.push_back(x);
+      pool.embeddings.push_back(y);
+      pool.groups.push_back(c);
+      pool.operatorTypes.push_back(c);
+    }
+  pool.predictions.assign(pool.size(), 0.0f);
+  pool.uncertainty.assign(pool.size(), 0.0f);
+  return pool;
+}
+
+unsigned clusterOf(size_t index, unsigned ring = 8) {
+  return unsigned(index / (ring + 1));
+}
+
+TEST(ActiveSamplingTest, StrategyNamesRoundTrip) {
+  for (SamplingStrategy strategy :
+       {SamplingStrategy::Random, SamplingStrategy::Uncertainty,
+        SamplingStrategy::Diversity, SamplingStrategy::Representative,
+        SamplingStrategy::RDU})
+    EXPECT_EQ(parseSamplingStrategy(getSamplingStrategyName(strategy)),
+              strategy);
+  EXPECT_FALSE(parseSamplingStrategy("topk"));
+  EXPECT_EQ(getSamplingStrategyNames(),
+            "random, uncertainty, diversity, representative, rdu");
+}
+
+TEST(ActiveSamplingTest, RepresentativePicksTheCenters) {
+  CandidatePool pool = threeClusters();
+  std::vector<bool> labeled(pool.size(), false);
+  auto picked =
+      selectCandidates(pool, labeled, 3, SamplingStrategy::Representative);
+  ASSERT_TRUE(bool(picked)) << llvm::toString(picked.takeError());
+  std::set<size_t> chosen(picked->begin(), picked->end());
+  EXPECT_EQ(chosen, (std::set<size_t>{0, 9, 18}));
+}
+
+TEST(ActiveSamplingTest, RepresentativeSharesTheBatchAmongOperatorTypes) {
+  // Cluster 0 holds three times as many programs as cluster 1 (and no
+  // cluster 2): a batch of 4 takes 3 of type 0 and 1 of type 1, although
+  // type 0's programs are all denser.
+  CandidatePool pool;
+  pool.embeddingWidth = 1;
+  for (unsigned k = 0; k < 12; ++k) {
+    pool.embeddings.push_back(float(k % 3) * 0.01f);
+    pool.groups.push_back(0);
+    pool.operatorTypes.push_back(0);
+  }
+  for (unsigned k = 0; k < 4; ++k) {
+    pool.embeddings.push_back(50.0f + float(k) * 10);
+    pool.groups.push_back(1);
+    pool.operatorTypes.push_back(1);
+  }
+  std::vector<bool> labeled(pool.size(), false);
+  auto picked =
+      selectCandidates(pool, labeled, 4, SamplingStrategy::Representative);
+  ASSERT_TRUE(bool(picked)) << llvm::toString(picked.takeError());
+  ASSERT_EQ(picked->size(), 4u);
+  unsigned ofType1 = 0;
+  for (size_t index : *picked)
+    ofType1 += pool.operatorTypes[index] == 1;
+  EXPECT_EQ(ofType1, 1u);
+}
+
+TEST(ActiveSamplingTest, DiversityPicksSpread) {
+  // With the center of cluster 0 measured, two picks go to the two other
+  // clusters, one each, before any more of cluster 0.
+  CandidatePool pool = threeClusters();
+  std::vector<bool> labeled(pool.size(), false);
+  labeled[0] = true;
+  auto picked = selectCandidates(pool, labeled, 3, SamplingStrategy::Diversity);
+  ASSERT_TRUE(bool(picked)) << llvm::toString(picked.takeError());
+  ASSERT_EQ(picked->size(), 3u);
+  EXPECT_NE(clusterOf((*picked)[0]), 0u);
+  EXPECT_NE(clusterOf((*picked)[1]), 0u);
+  EXPECT_NE(clusterOf((*picked)[0]), clusterOf((*picked)[1]));
+  // The third is the farthest from all chosen: a ring point of cluster 1
+  // or 2 is at most 2 away from the chosen one there, cluster 0's at 1.
+  EXPECT_NE(clusterOf((*picked)[2]), 0u);
+  EXPECT_FALSE(llvm::is_contained(*picked, 0u));
+}
+
+TEST(ActiveSamplingTest, UncertaintyPicksWhereTheEnsembleDisagrees) {
+  CandidatePool pool = threeClusters();
+  pool.uncertainty[5] = 0.9f;
+  pool.uncertainty[13] = 0.7f;
+  pool.uncertainty[20] = 0.8f;
+  pool.uncertainty[2] = 0.95f;
+  std::vector<bool> labeled(pool.size(), false);
+  labeled[2] = true; // measured already: not picked again
+  auto picked =
+      selectCandidates(pool, labeled, 3, SamplingStrategy::Uncertainty);
+  ASSERT_TRUE(bool(picked)) << llvm::toString(picked.takeError());
+  EXPECT_EQ(*picked, (std::vector<size_t>{5, 20, 13}));
+}
+
+TEST(ActiveSamplingTest, RduLeansTowardFastProgramsAmongEquallyDiverseOnes) {
+  // Measured: the origin. Two candidates of one task equally far on either
+  // side, equally dense and certain; the one predicted faster goes first.
+  CandidatePool pool;
+  pool.embeddingWidth = 1;
+  pool.embeddings = {0, 10, -10};
+  pool.groups = {0, 0, 0};
+  pool.operatorTypes = {0, 0, 0};
+  pool.predictions = {0.5f, 0.1f, 0.9f};
+  pool.uncertainty = {0, 0.2f, 0.2f};
+  std::vector<bool> labeled = {true, false, false};
+  auto picked = selectCandidates(pool, labeled, 1, SamplingStrategy::RDU);
+  ASSERT_TRUE(bool(picked)) << llvm::toString(picked.takeError());
+  EXPECT_EQ(*picked, (std::vector<size_t>{2}));
+  // With the predictions swapped, the other one.
+  pool.predictions = {0.5f, 0.9f, 0.1f};
+  picked = selectCandidates(pool, labeled, 1, SamplingStrategy::RDU);
+  ASSERT_TRUE(bool(picked));
+  EXPECT_EQ(*picked, (std::vector<size_t>{1}));
+}
+
+TEST(ActiveSamplingTest, RduAccountsForEachProgramItTakes) {
+  // Uncertainty equal everywhere: RDU's first picks are one per cluster
+  // (density and quotas alone would take them, and once a cluster's program
+  // is taken its neighbours lose their diversity).
+  CandidatePool pool = threeClusters();
+  pool.uncertainty.assign(pool.size(), 0.5f);
+  std::vector<bool> labeled(pool.size(), false);
+  auto picked = selectCandidates(pool, labeled, 3, SamplingStrategy::RDU);
+  ASSERT_TRUE(bool(picked)) << llvm::toString(picked.takeError());
+  std::set<unsigned> clusters;
+  for (size_t index : *picked)
+    clusters.insert(clusterOf(index));
+  EXPECT_EQ(clusters.size(), 3u);
+}
+
+TEST(ActiveSamplingTest, RandomIsSeededAndSkipsLabeled) {
+  CandidatePool pool = threeClusters();
+  std::vector<bool> labeled(pool.size(), false);
+  for (size_t i = 0; i < pool.size(); i += 2)
+    labeled[i] = true;
+  auto first = selectCandidates(pool, labeled, 5, SamplingStrategy::Random, {},
+                                /*seed=*/7);
+  auto again = selectCandidates(pool, labeled, 5, SamplingStrategy::Random, {},
+                                /*seed=*/7);
+  ASSERT_TRUE(first && again);
+  EXPECT_EQ(*first, *again);
+  EXPECT_EQ(std::set<size_t>(first->begin(), first->end()).size(), 5u);
+  for (size_t index : *first)
+    EXPECT_FALSE(labeled[index]);
+  // More than there are candidates: all of them.
+  auto all = selectCandidates(pool, labeled, 100, SamplingStrategy::Random);
+  ASSERT_TRUE(bool(all));
+  EXPECT_EQ(all->size(), 13u);
+}
+
+TEST(ActiveSamplingTest, MissingInputsAreNamed) {
+  CandidatePool pool = threeClusters();
+  std::vector<bool> labeled(pool.size(), false);
+  pool.uncertainty.clear();
+  auto picked = selectCandidates(pool, labeled, 2, SamplingStrategy::RDU);
+  ASSERT_FALSE(bool(picked));
+  EXPECT_NE(llvm::toString(picked.takeError())
+                .find("rdu strategy needs the "
+                      "uncertainty"),
+            std::string::npos);
+  pool = threeClusters();
+  pool.embeddings.pop_back();
+  picked = selectCandidates(pool, labeled, 2, SamplingStrategy::Diversity);
+  ASSERT_FALSE(bool(picked));
+  EXPECT_NE(llvm::toString(picked.takeError()).find("needs an embedding"),
+            std::string::npos);
+}
+
+/// A stand-in model: its embedding is the features, its score the first
+/// feature; counts its updates.
+class FeatureModel : public CostModel {
+public:
+  explicit FeatureModel(unsigned *updates) : updates(updates) {}
+  llvm::StringRef getName() const override { return "features"; }
+  llvm::Error update(llvm::ArrayRef<CostSample> samples) override {
+    ++*updates;
+    return llvm::Error::success();
+  }
+  std::vector<double>
+  predict(llvm::ArrayRef<std::vector<float>> features) override {
+    std::vector<double> scores;
+    for (const std::vector<float> &program : features)
+      scores.push_back(program[0]);
+    return scores;
+  }
+  llvm::Expected<ProgramEmbeddings>
+  embed(llvm::ArrayRef<std::vector<float>> features) override {
+    ProgramEmbeddings result;
+    result.width = 2;
+    for (const std::vector<float> &program : features)
+      result.values.insert(result.values.end(), program.begin(), program.end());
+    return result;
+  }
+  llvm::Error save(llvm::StringRef) const override {
+    return llvm::Error::success();
+  }
+  llvm::Error load(llvm::StringRef) override { return llvm::Error::success(); }
+
+private:
+  unsigned *updates;
+};
+
+/// Four groups of 10 programs on a line each, record indices 100 + k.
+std::vector<FeaturizedGroup> linePool() {
+  std::vector<FeaturizedGroup> pool(4);
+  for (unsigned g = 0; g < 4; ++g) {
+    pool[g].workloadKey = "w" + std::to_string(g);
+    pool[g].platform = "p";
+    pool[g].anchorClass = g % 2;
+    for (unsigned k = 0; k < 10; ++k) {
+      pool[g].features.push_back({float(k), float(g * 100)});
+      pool[g].latencies.push_back(1.0 + k);
+      pool[g].recordIndices.push_back(100 + k);
+    }
+  }
+  return pool;
+}
+
+TEST(ActiveSamplingTest, OfflineLoopChoosesTheFractionBatchByBatch) {
+  std::vector<FeaturizedGroup> pool = linePool();
+  unsigned updates = 0;
+  std::vector<size_t> chosenAfterRound;
+  ProgramSelectionOptions options;
+  options.strategy = SamplingStrategy::RDU;
+  options.fraction = 0.5;
+  options.rounds = 4;
+  options.ensemble = 2;
+  options.makeModel = [&](uint64_t) {
+    return std::make_unique<FeatureModel>(&updates);
+  };
+  options.onRound = [&](unsigned, size_t chosen, double) {
+    chosenAfterRound.push_back(chosen);
+  };
+  auto selected = selectTrainingPrograms(pool, options);
+  ASSERT_TRUE(bool(selected)) << llvm::toString(selected.takeError());
+  EXPECT_EQ(chosenAfterRound, (std::vector<size_t>{5, 10, 15, 20}));
+  // The first batch is random; each later one trains the ensemble once.
+  EXPECT_EQ(updates, 3u * 2u);
+  size_t total = 0;
+  for (const FeaturizedGroup &group : *selected) {
+    const FeaturizedGroup &from = pool[std::stoi(group.workloadKey.substr(1))];
+    EXPECT_EQ(group.anchorClass, from.anchorClass);
+    ASSERT_EQ(group.features.size(), group.recordIndices.size());
+    ASSERT_EQ(group.features.size(), group.latencies.size());
+    std::set<size_t> records(group.recordIndices.begin(),
+                             group.recordIndices.end());
+    EXPECT_EQ(records.size(), group.recordIndices.size());
+    for (auto [features, record] :
+         llvm::zip(group.features, group.recordIndices))
+      EXPECT_EQ(features, from.features[record - 100]);
+    total += group.features.size();
+  }
+  EXPECT_EQ(total, 20u);
+}
+
+TEST(ActiveSamplingTest, OfflineLoopRefusesBadOptions) {
+  std::vector<FeaturizedGroup> pool = linePool();
+  ProgramSelectionOptions options;
+  options.fraction = 0;
+  auto selected = selectTrainingPrograms(pool, options);
+  ASSERT_FALSE(bool(selected));
+  EXPECT_NE(llvm::toString(selected.takeError()).find("(0, 1], not 0"),
+            std::string::npos);
+  options.fraction = 0.5;
+  selected = selectTrainingPrograms(pool, options);
+  ASSERT_FALSE(bool(selected));
+  EXPECT_NE(llvm::toString(selected.takeError())
+                .find("the rdu strategy needs a model"),
+            std::string::npos);
+  // Random needs no model.
+  options.strategy = SamplingStrategy::Random;
+  selected = selectTrainingPrograms(pool, options);
+  ASSERT_TRUE(bool(selected)) << llvm::toString(selected.takeError());
+}
+
+} // namespace
