@@ -11,13 +11,51 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/CostModel.h"
+#include "tcl/Tuning/LearnedCostModel.h"
 #include "tcl/Tuning/Learned/RankingModel.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tcl;
+
+llvm::Expected<learned::ProgramSet>
+mlir::tcl::makeProgramSet(llvm::ArrayRef<CostSample> samples,
+                          FeatureKind kind) {
+  unsigned width = samples.empty() ? 1 : samples.front().features.size();
+  unsigned rows = 1;
+  if (kind == FeatureKind::Sequence) {
+    rows = width / Tokenizer::kWidth;
+    width = Tokenizer::kWidth;
+  }
+  learned::ProgramSet set(rows, width);
+  for (const CostSample &sample : samples) {
+    if (sample.features.size() != size_t(rows) * width || rows == 0)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "samples differ in width");
+    set.append(sample.features.data(), sample.label, sample.group);
+  }
+  return set;
+}
+
+llvm::Expected<learned::TrainOptions>
+mlir::tcl::makeTrainOptions(const LearnedModelOptions &options) {
+  std::optional<learned::LossKind> loss = learned::parseLossKind(options.loss);
+  if (!loss)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown loss '" + options.loss + "'");
+  learned::TrainOptions train;
+  train.loss = *loss;
+  train.gainSharpness = options.gainSharpness;
+  train.mseWeight = options.mseWeight;
+  train.averagedFraction = options.averagedFraction;
+  train.epochs = options.epochs;
+  train.learningRate = options.learningRate;
+  train.cosineDecay = options.cosineDecay;
+  train.threads = options.threads;
+  train.onEpoch = options.onEpoch;
+  return train;
+}
 
 namespace {
 
@@ -39,19 +77,13 @@ public:
     // Ranking needs two programs of one task; until then nothing to learn.
     if (samples.size() < 2)
       return llvm::Error::success();
-    unsigned width = samples.front().features.size();
-    unsigned rows = 1;
-    if (getFeatureKind() == FeatureKind::Sequence) {
-      rows = width / Tokenizer::kWidth;
-      width = Tokenizer::kWidth;
-    }
-    learned::ProgramSet set(rows, width);
-    for (const CostSample &sample : samples) {
-      if (sample.features.size() != size_t(rows) * width)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       getName() + ": samples differ in width");
-      set.append(sample.features.data(), sample.label, sample.group);
-    }
+    auto programs = makeProgramSet(samples, getFeatureKind());
+    if (!programs)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     getName() + ": " +
+                                         llvm::toString(programs.takeError()));
+    const learned::ProgramSet &set = *programs;
+    const unsigned rows = set.rows, width = set.width;
     if (!model) {
       learned::ModelConfig config(kind, rows, width, seed);
       config.inputs = getFeatureLayout(getFeatureKind());
@@ -60,23 +92,13 @@ public:
         return created.takeError();
       adopt(std::move(*created));
     }
-    learned::TrainOptions train;
-    std::optional<learned::LossKind> loss =
-        learned::parseLossKind(options.loss);
-    if (!loss)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "unknown loss '" + options.loss + "'");
-    train.loss = *loss;
-    train.gainSharpness = options.gainSharpness;
-    train.mseWeight = options.mseWeight;
-    train.averagedFraction = options.averagedFraction;
+    auto made = makeTrainOptions(options);
+    if (!made)
+      return made.takeError();
+    learned::TrainOptions train = *made;
     train.epochs = trained ? options.fineTuneEpochs : options.epochs;
     train.minSteps = trained ? options.fineTuneMinSteps : 0;
-    train.learningRate = options.learningRate;
-    train.cosineDecay = options.cosineDecay;
-    train.threads = options.threads;
     train.seed = seed + updates++;
-    train.onEpoch = options.onEpoch;
     if (llvm::Error error = model->train(set, train))
       return error;
     trained = true;

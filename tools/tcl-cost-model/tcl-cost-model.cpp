@@ -19,6 +19,14 @@
 //                           time to score 4096 held-out programs in one
 //                           call, models interleaved, median and range; the
 //                           sequence models also without cropping padding
+//   tcl-cost-model continual --data DIR --platforms P1,P2,P3 [--fraction 0.1]
+//                           a continual model (knowledge base + active
+//                           column, distillation under EWC) learns the
+//                           platforms in order, the later ones from the
+//                           share --strategy chooses, against fine-tuning,
+//                           models from scratch and joint training
+//                           (ContinualStudy.h); top-1 on every platform
+//                           seen after each stage, then the forgetting
 //   tcl-cost-model select   --data DIR --strategy rdu --fraction 0.1 [-o DIR]
 //                           chooses that share of the training groups'
 //                           programs by active sampling (ActiveSampling.h),
@@ -37,6 +45,7 @@
 #include "tcl/Runtime/Machine.h"
 #include "tcl/Support/CommandLine.h"
 #include "tcl/Tuning/ActiveSampling.h"
+#include "tcl/Tuning/ContinualStudy.h"
 #include "tcl/Tuning/Dataset.h"
 #include "tcl/Tuning/Evaluation.h"
 
@@ -64,7 +73,7 @@ static llvm::cl::OptionCategory toolCategory("Options");
 static llvm::cl::opt<std::string>
     command(llvm::cl::Positional,
             llvm::cl::desc("<train | evaluate | compare | time-scoring | "
-                           "select>"),
+                           "select | continual>"),
             llvm::cl::Required, llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     dataDir("data", llvm::cl::desc("Dataset directory (export-dataset)"),
@@ -182,6 +191,25 @@ static llvm::cl::opt<unsigned> selectEpochs(
     "select-epochs",
     llvm::cl::desc("Active sampling: epochs of each model that chooses"),
     llvm::cl::init(10), llvm::cl::cat(toolCategory));
+static llvm::cl::list<double> rduWeights(
+    "rdu-weights",
+    llvm::cl::desc("RDU's weights of uncertainty, (predicted rank x) "
+                   "diversity and representativeness"),
+    llvm::cl::CommaSeparated, llvm::cl::cat(toolCategory));
+static llvm::cl::opt<double> ewcWeight(
+    "ewc-weight",
+    llvm::cl::desc("continual: the weight of the EWC penalty (the Fisher "
+                   "information has mean 1)"),
+    llvm::cl::init(10), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<unsigned> distillEpochs(
+    "distill-epochs",
+    llvm::cl::desc("continual: epochs of each distillation into the "
+                   "knowledge base"),
+    llvm::cl::init(10), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<bool>
+    skipBaselines("skip-baselines",
+                  llvm::cl::desc("continual: train the continual model only"),
+                  llvm::cl::init(false), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool> verbose("v",
                                    llvm::cl::desc("Print every epoch's loss"),
                                    llvm::cl::init(false),
@@ -354,28 +382,37 @@ std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times,
   return createCostModel(name, modelSeed.value_or(seed));
 }
 
-/// With --fraction below 1 (or for select): chooses the training programs
-/// by --strategy with --select-model, once.
-llvm::Error choosePrograms(Data &data, MLIRContext *context) {
-  if (data.chosen || (fraction >= 1 && command != "select"))
-    return llvm::Error::success();
+/// Active sampling as the options say, choosing with `chooser`, whose
+/// models' epoch callback writes to `times` (which must outlive them).
+ProgramSelectionOptions makeSelectionOptions(llvm::StringRef chooser,
+                                             EpochTimes &times) {
   ProgramSelectionOptions options;
   options.strategy = *parseSamplingStrategy(strategyName);
   options.fraction = fraction;
   options.rounds = selectRounds;
   options.ensemble = ensembleSize;
   options.seed = seed;
-  // The models' epoch callback writes here: it must outlive them.
-  EpochTimes selectTimes;
-  options.makeModel = [&selectTimes](uint64_t modelSeed) {
-    return makeModel(selectModelName, selectTimes, true, modelSeed,
-                     unsigned(selectEpochs));
+  if (!rduWeights.empty())
+    options.weights = {rduWeights[0], rduWeights[1], rduWeights[2]};
+  options.makeModel = [&times, chooser = chooser.str()](uint64_t modelSeed) {
+    return makeModel(chooser, times, true, modelSeed, unsigned(selectEpochs));
   };
   options.onRound = [](unsigned round, size_t chosen, double seconds) {
     llvm::errs() << llvm::formatv("tcl-cost-model: {0} round {1}: {2} "
                                   "programs chosen ({3:F1} s)\n",
                                   strategyName, round + 1, chosen, seconds);
   };
+  return options;
+}
+
+/// With --fraction below 1 (or for select): chooses the training programs
+/// by --strategy with --select-model, once.
+llvm::Error choosePrograms(Data &data, MLIRContext *context) {
+  if (data.chosen || (fraction >= 1 && command != "select"))
+    return llvm::Error::success();
+  EpochTimes selectTimes;
+  ProgramSelectionOptions options =
+      makeSelectionOptions(selectModelName, selectTimes);
   EpochTimes times;
   std::unique_ptr<CostModel> probe = makeModel(selectModelName, times);
   auto all = data.featuresFor(probe->getFeatureKind(), context);
@@ -598,6 +635,87 @@ llvm::Error timeScoringCommand(Data &data, llvm::ArrayRef<std::string> names,
   return llvm::Error::success();
 }
 
+/// continual: the platforms in --platforms order, learned one after
+/// another by a continual model and the baselines (ContinualStudy.h); a
+/// row per learner and platform after each stage, then the forgetting and
+/// each later platform against a model of all its programs.
+llvm::Error continualCommand(Data &data, MLIRContext *context) {
+  if (platforms.size() < 2)
+    return error("continual needs --platforms with two or more platforms, "
+                 "in the order to learn them");
+  EpochTimes times;
+  std::unique_ptr<CostModel> probe = makeModel(modelName, times);
+  if (!createLearnedCostModel(modelName, seed, {}))
+    return error("continual needs a learned --model (mamba, tlp, mlp), not '" +
+                 modelName + "'");
+  auto all = data.featuresFor(probe->getFeatureKind(), context);
+  if (!all)
+    return all.takeError();
+  ContinualStudyOptions options;
+  options.platforms.assign(platforms.begin(), platforms.end());
+  options.model = modelName;
+  options.training.loss = loss;
+  options.training.gainSharpness = gainSharpness;
+  options.training.mseWeight = mseWeight;
+  options.training.averagedFraction = averagedFraction;
+  options.training.epochs = options.training.fineTuneEpochs = epochs;
+  options.training.learningRate = learningRate;
+  options.training.cosineDecay = cosineDecay;
+  options.training.threads = threads;
+  options.continual.ewcWeight = ewcWeight;
+  options.continual.distillEpochs = distillEpochs;
+  options.fraction = fraction;
+  options.baselines = !skipBaselines;
+  options.seed = seed;
+  // The later platforms' programs are chosen with the model that learns.
+  EpochTimes selectTimes;
+  ProgramSelectionOptions selection =
+      makeSelectionOptions(modelName, selectTimes);
+  if (fraction < 1)
+    options.choose = [&selection](llvm::ArrayRef<FeaturizedGroup> pool) {
+      return selectTrainingPrograms(pool, selection);
+    };
+  llvm::outs() << "| stage | learner | platform | training programs | top-1 "
+                  "| top-5 |\n| ---: | --- | --- | ---: | ---: | ---: |\n";
+  auto rows = runContinualStudy(
+      data.pick(**all, data.split.train), data.pick(**all, data.split.test),
+      options, [](const ContinualStudyRow &row) {
+        llvm::outs() << llvm::formatv("| {0} | {1} | {2} | {3} | {4:F3} | "
+                                      "{5:F3} |\n",
+                                      row.stage, row.learner, row.platform,
+                                      row.trainPrograms, row.top1, row.top5);
+        llvm::outs().flush();
+      });
+  if (!rows)
+    return rows.takeError();
+
+  // Forgetting: how far each learner's top-1 on a platform fell from the
+  // stage that learned it to the last stage.
+  const unsigned last = unsigned(options.platforms.size());
+  auto top1At = [&](llvm::StringRef learner, llvm::StringRef platform,
+                    unsigned stage) -> std::optional<double> {
+    for (const ContinualStudyRow &row : *rows)
+      if (row.learner == learner && row.platform == platform &&
+          row.stage == stage)
+        return row.top1;
+    return std::nullopt;
+  };
+  llvm::outs() << "\n| learner | platform | top-1 when learned | top-1 at "
+                  "the end | drop |\n| --- | --- | ---: | ---: | ---: |\n";
+  for (llvm::StringRef learner : {"continual (knowledge base)", "fine-tuned"})
+    for (unsigned stage = 1; stage < last; ++stage) {
+      const std::string &platform = options.platforms[stage - 1];
+      auto then = top1At(learner, platform, stage);
+      auto now = top1At(learner, platform, last);
+      if (then && now)
+        llvm::outs() << llvm::formatv("| {0} | {1} | {2:F3} | {3:F3} | "
+                                      "{4:F3} |\n",
+                                      learner, platform, *then, *now,
+                                      *then - *now);
+    }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -607,15 +725,22 @@ int main(int argc, char **argv) {
                                     "tcl cost model training and evaluation\n");
   // Checked before loading the data (seconds): a typo fails at once.
   if (command != "train" && command != "evaluate" && command != "compare" &&
-      command != "time-scoring" && command != "select")
+      command != "time-scoring" && command != "select" &&
+      command != "continual")
     return fail(error("unknown command '" + command +
-                      "' (train, evaluate, compare, time-scoring, select)"));
+                      "' (train, evaluate, compare, time-scoring, select, "
+                      "continual)"));
   if (!parseSamplingStrategy(strategyName))
     return fail(error("unknown sampling strategy '" + strategyName + "' (" +
                       getSamplingStrategyNames() + ")"));
   if (!(fraction > 0 && fraction <= 1))
     return fail(
         error("--fraction must be in (0, 1], not " + formatNumber(fraction)));
+  if (!rduWeights.empty() &&
+      (rduWeights.size() != 3 ||
+       llvm::any_of(rduWeights, [](double w) { return !(w >= 0); })))
+    return fail(error("--rdu-weights takes three weights >= 0 (uncertainty, "
+                      "diversity, representativeness)"));
   if (command == "select" && fraction >= 1)
     return fail(error("select needs --fraction below 1"));
   if (fraction < 1 || command == "select") {
@@ -654,6 +779,11 @@ int main(int argc, char **argv) {
   if (command == "select") {
     if (llvm::Error selectError = selectCommand(data, &context))
       return fail(std::move(selectError));
+    return 0;
+  }
+  if (command == "continual") {
+    if (llvm::Error continualError = continualCommand(data, &context))
+      return fail(std::move(continualError));
     return 0;
   }
   if (command != "evaluate")

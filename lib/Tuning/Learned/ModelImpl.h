@@ -27,6 +27,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -35,6 +36,22 @@ namespace mlir::tcl::learned {
 
 /// An llvm::Error with `message` (no error code).
 llvm::Error makeError(const llvm::Twine &message);
+
+/// Runs `body` (returning llvm::Error or llvm::Expected) and turns whatever
+/// it throws into an error that says what was being done: the library's
+/// public calls run their torch work inside it.
+template <typename Body>
+auto guarded(llvm::StringRef what, Body &&body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const c10::Error &e) {
+    return makeError(what + ": " + e.what_without_backtrace());
+  } catch (const std::exception &e) {
+    return makeError(what + ": " + e.what());
+  } catch (...) {
+    return makeError(what + ": unknown exception");
+  }
+}
 
 /// Sets torch's intra-op threads (process-wide) if they differ; 0 = the
 /// hardware's concurrency.

@@ -28,21 +28,6 @@ using namespace mlir::tcl::learned;
 
 namespace {
 
-/// Runs `body` (returning llvm::Error or llvm::Expected) and turns whatever
-/// it throws into an error that says what was being done.
-template <typename Body>
-auto guarded(llvm::StringRef what, Body &&body) -> decltype(body()) {
-  try {
-    return body();
-  } catch (const c10::Error &e) {
-    return makeError(what + ": " + e.what_without_backtrace());
-  } catch (const std::exception &e) {
-    return makeError(what + ": " + e.what());
-  } catch (...) {
-    return makeError(what + ": unknown exception");
-  }
-}
-
 /// A number as %g writes it (1.5, 64, 1e-05).
 std::string shortNumber(double value) {
   char text[32];

@@ -1,0 +1,190 @@
+//===- ContinualStudy.cpp - Learning platform after platform --------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/ContinualStudy.h"
+#include "tcl/Tuning/LearnedCostModel.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+namespace {
+
+/// One column of a continual model as a CostModel, to rank with the same
+/// evaluation as every other learner. It only scores.
+class ContinualScorer : public CostModel {
+public:
+  ContinualScorer(learned::ContinualModel &model,
+                  learned::ContinualModel::Column column, FeatureKind kind)
+      : model(model), column(column), kind(kind) {}
+
+  llvm::StringRef getName() const override { return "continual"; }
+  FeatureKind getFeatureKind() const override { return kind; }
+  llvm::Error update(llvm::ArrayRef<CostSample>) override {
+    return makeError("a continual model learns through learnPlatform");
+  }
+  std::vector<double>
+  predict(llvm::ArrayRef<std::vector<float>> features) override {
+    std::vector<CostSample> samples;
+    for (const std::vector<float> &program : features)
+      samples.push_back({program, 0.0f, 0});
+    std::vector<double> scores(features.size(), 0.0);
+    auto programs = makeProgramSet(samples, kind);
+    if (!programs) {
+      llvm::consumeError(programs.takeError());
+      return scores;
+    }
+    auto predicted = model.predict(*programs, column);
+    if (!predicted) {
+      llvm::consumeError(predicted.takeError());
+      return scores;
+    }
+    llvm::copy(*predicted, scores.begin());
+    return scores;
+  }
+  llvm::Error save(llvm::StringRef) const override {
+    return makeError("continual models are not saved yet");
+  }
+  llvm::Error load(llvm::StringRef) override {
+    return makeError("continual models are not loaded yet");
+  }
+
+private:
+  learned::ContinualModel &model;
+  learned::ContinualModel::Column column;
+  FeatureKind kind;
+};
+
+std::vector<FeaturizedGroup> ofPlatform(llvm::ArrayRef<FeaturizedGroup> groups,
+                                        llvm::StringRef platform) {
+  std::vector<FeaturizedGroup> picked;
+  for (const FeaturizedGroup &group : groups)
+    if (group.platform == platform)
+      picked.push_back(group);
+  return picked;
+}
+
+size_t countPrograms(llvm::ArrayRef<FeaturizedGroup> groups) {
+  size_t count = 0;
+  for (const FeaturizedGroup &group : groups)
+    count += group.features.size();
+  return count;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
+    llvm::ArrayRef<FeaturizedGroup> train, llvm::ArrayRef<FeaturizedGroup> test,
+    const ContinualStudyOptions &options,
+    const std::function<void(const ContinualStudyRow &)> &onRow) {
+  if (options.platforms.empty())
+    return makeError("the continual study needs at least one platform");
+  std::unique_ptr<CostModel> probe =
+      createLearnedCostModel(options.model, options.seed, options.training);
+  if (!probe)
+    return makeError("the continual study needs a learned model (mamba, tlp, "
+                     "mlp), not '" +
+                     options.model + "'");
+  const FeatureKind kind = probe->getFeatureKind();
+  std::vector<ContinualStudyRow> rows;
+  auto record = [&](unsigned stage, llvm::StringRef learner,
+                    llvm::StringRef platform, size_t programs,
+                    CostModel &model) {
+    CostModelEvaluation result = rankHeldOut(model, ofPlatform(test, platform));
+    ContinualStudyRow row{stage,    learner.str(), platform.str(),
+                          programs, result.top1,   result.top5};
+    rows.push_back(row);
+    if (onRow)
+      onRow(row);
+  };
+  auto makeLearner = [&](uint64_t seed) {
+    return createLearnedCostModel(options.model, seed, options.training);
+  };
+
+  std::unique_ptr<learned::ContinualModel> continual;
+  std::unique_ptr<CostModel> fineTuned = makeLearner(options.seed);
+  std::vector<FeaturizedGroup> everything;
+  for (auto [index, platform] : llvm::enumerate(options.platforms)) {
+    const unsigned stage = unsigned(index) + 1;
+    std::vector<FeaturizedGroup> all = ofPlatform(train, platform);
+    if (all.empty())
+      return makeError("no training groups on platform '" + platform + "'");
+    llvm::append_range(everything, all);
+    std::vector<FeaturizedGroup> chosen = all;
+    if (index > 0 && options.fraction < 1 && options.choose) {
+      auto made = options.choose(all);
+      if (!made)
+        return made.takeError();
+      chosen = std::move(*made);
+    }
+    std::vector<CostSample> samples = makeSamples(chosen);
+    auto programs = makeProgramSet(samples, kind);
+    if (!programs)
+      return programs.takeError();
+    if (!continual) {
+      learned::ModelConfig config(*learned::parseModelKind(options.model),
+                                  programs->rows, programs->width,
+                                  options.seed);
+      auto created = learned::ContinualModel::create(config, options.continual);
+      if (!created)
+        return created.takeError();
+      continual = std::move(*created);
+    }
+    auto train = makeTrainOptions(options.training);
+    if (!train)
+      return train.takeError();
+    train->seed = options.seed + stage;
+    if (llvm::Error error = continual->learnPlatform(*programs, *train))
+      return std::move(error);
+
+    ContinualScorer knowledge(
+        *continual, learned::ContinualModel::Column::KnowledgeBase, kind);
+    ContinualScorer active(*continual, learned::ContinualModel::Column::Active,
+                           kind);
+    for (size_t seen = 0; seen <= index; ++seen)
+      record(stage, "continual (knowledge base)", options.platforms[seen],
+             samples.size(), knowledge);
+    if (index > 0)
+      record(stage, "continual (active column)", platform, samples.size(),
+             active);
+    if (!options.baselines)
+      continue;
+    if (llvm::Error error = fineTuned->update(samples))
+      return std::move(error);
+    for (size_t seen = 0; seen <= index; ++seen)
+      record(stage, "fine-tuned", options.platforms[seen], samples.size(),
+             *fineTuned);
+    std::unique_ptr<CostModel> scratch = makeLearner(options.seed + stage);
+    if (llvm::Error error = scratch->update(samples))
+      return std::move(error);
+    record(stage, "scratch (same programs)", platform, samples.size(),
+           *scratch);
+    if (chosen.size() != all.size() ||
+        countPrograms(chosen) != countPrograms(all)) {
+      std::vector<CostSample> allSamples = makeSamples(all);
+      std::unique_ptr<CostModel> full = makeLearner(options.seed + stage);
+      if (llvm::Error error = full->update(allSamples))
+        return std::move(error);
+      record(stage, "scratch (all programs)", platform, allSamples.size(),
+             *full);
+    }
+  }
+  if (options.baselines) {
+    std::vector<CostSample> samples = makeSamples(everything);
+    std::unique_ptr<CostModel> joint = makeLearner(options.seed);
+    if (llvm::Error error = joint->update(samples))
+      return std::move(error);
+    for (const std::string &platform : options.platforms)
+      record(unsigned(options.platforms.size()), "joint (all platforms)",
+             platform, samples.size(), *joint);
+  }
+  return rows;
+}

@@ -1,0 +1,252 @@
+//===- Continual.cpp - Continual learning across platforms ----------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The knowledge base and active column of ContinualModel.h, each a
+// ModelImpl (network and input normalization of its own), the lateral
+// connection between them, and the two phases per platform on the shared
+// training loop (Training.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/Learned/ContinualModel.h"
+
+#include "Dense.h"
+#include "ElasticWeights.h"
+#include "ModelImpl.h"
+#include "Training.h"
+
+using namespace mlir::tcl::learned;
+
+namespace {
+
+/// α ⊙ U σ(V e_KB): what the active column adds to its pooled
+/// representation from the knowledge base's.
+class LateralImpl : public torch::nn::Module {
+public:
+  LateralImpl(int64_t width, float gateInit)
+      : v(register_module("v", Dense(width, width))),
+        u(register_module("u", Dense(width, width))),
+        gate(register_parameter("gate", torch::full({width}, gateInit))) {}
+
+  torch::Tensor forward(const torch::Tensor &knowledge) {
+    return gate * u(torch::silu(v(knowledge)));
+  }
+
+  torch::Tensor getGate() const { return gate; }
+
+private:
+  Dense v, u;
+  torch::Tensor gate;
+};
+TORCH_MODULE(Lateral);
+
+} // namespace
+
+struct ContinualModel::Impl {
+  ModelConfig config;
+  ContinualOptions options;
+  std::unique_ptr<ModelImpl> knowledge, active;
+  Lateral lateral{nullptr};
+  std::unique_ptr<ElasticWeights> elastic;
+  unsigned platforms = 0;
+
+  /// The KB's embeddings of a batch, without gradient (the KB is frozen
+  /// while the active column learns or teaches).
+  torch::Tensor knowledgeEmbedding(const float *inputs, int64_t count,
+                                   unsigned length) {
+    torch::NoGradGuard noGrad;
+    auto [x, mask] = knowledge->prepare(inputs, count, length);
+    return knowledge->net->embed(x, mask);
+  }
+
+  /// The active column's scores of a batch, reading the KB laterally.
+  torch::Tensor activeScore(const float *inputs, int64_t count,
+                            unsigned length) {
+    torch::Tensor fromKnowledge = knowledgeEmbedding(inputs, count, length);
+    auto [x, mask] = active->prepare(inputs, count, length);
+    return active->net->head(active->net->embed(x, mask) +
+                             lateral(fromKnowledge));
+  }
+
+  /// The KB's Fisher information on `data` joins the penalty; the anchor
+  /// moves to its weights.
+  llvm::Error consolidate(const ProgramSet &data, const TrainOptions &train) {
+    BatchMaker batches(*knowledge, data, train);
+    std::mt19937_64 rng(train.seed + 1);
+    llvm::Error error =
+        batches.forEachBatch(rng, [&](const TrainingBatch &batch) {
+          auto [x, mask] =
+              knowledge->prepare(batch.inputs, batch.count, batch.length);
+          elastic->addBatch(
+              rankingLoss(knowledge->net->score(x, mask), batch, train));
+          return llvm::Error::success();
+        });
+    if (error)
+      return error;
+    elastic->consolidate();
+    return llvm::Error::success();
+  }
+
+  llvm::Error learn(const ProgramSet &data, const TrainOptions &train) {
+    useThreads(train.threads);
+    if (platforms == 0) {
+      if (llvm::Error error = knowledge->train(data, train))
+        return error;
+      return consolidate(data, train);
+    }
+    // CL: a fresh active column (seeded apart from the KB's) learns the
+    // platform, reading the frozen KB.
+    ModelConfig columnConfig = config;
+    columnConfig.seed = config.seed + 1000003ull * platforms;
+    auto made = ModelImpl::make(columnConfig);
+    if (!made)
+      return made.takeError();
+    active = std::move(*made);
+    active->computeNormalization(data);
+    {
+      torch::manual_seed(columnConfig.seed);
+      lateral = Lateral(knowledge->net->getEmbeddingWidth(), options.gateInit);
+    }
+    std::vector<torch::Tensor> parameters = active->net->parameters();
+    for (const torch::Tensor &p : lateral->parameters())
+      parameters.push_back(p);
+    active->net->train();
+    llvm::Error error = runTraining(
+        *active, data, train, parameters,
+        [&](const TrainingBatch &batch) {
+          return rankingLoss(
+              activeScore(batch.inputs, batch.count, batch.length), batch,
+              train);
+        },
+        getLossKindName(train.loss));
+    active->net->eval();
+    if (error)
+      return error;
+
+    // KD: the KB learns the active column's scores, held near what it knew
+    // by the EWC penalty.
+    TrainOptions distill = train;
+    distill.epochs = options.distillEpochs;
+    distill.learningRate = options.distillLearningRate;
+    distill.minSteps = 0;
+    distill.averagedFraction = 0;
+    distill.seed = train.seed + 2;
+    knowledge->net->train();
+    error = runTraining(
+        *knowledge, data, distill, knowledge->net->parameters(),
+        [&](const TrainingBatch &batch) {
+          torch::Tensor teacher;
+          {
+            torch::NoGradGuard noGrad;
+            teacher = activeScore(batch.inputs, batch.count, batch.length);
+          }
+          auto [x, mask] =
+              knowledge->prepare(batch.inputs, batch.count, batch.length);
+          return torch::mse_loss(knowledge->net->score(x, mask), teacher) +
+                 options.ewcWeight * elastic->penalty();
+        },
+        "distillation");
+    knowledge->net->eval();
+    if (error)
+      return error;
+    return consolidate(data, train);
+  }
+
+  std::vector<float> score(const ProgramSet &programs, Column column) {
+    c10::InferenceMode inference;
+    const size_t perProgram = size_t(programs.rows) * programs.width;
+    std::vector<float> scores;
+    scores.reserve(programs.size());
+    constexpr size_t kChunk = 256;
+    for (size_t first = 0; first < programs.size(); first += kChunk) {
+      const int64_t count = int64_t(std::min(kChunk, programs.size() - first));
+      const float *inputs = programs.inputs.data() + first * perProgram;
+      torch::Tensor s;
+      if (column == Column::Active && active) {
+        s = activeScore(inputs, count, programs.rows);
+      } else {
+        auto [x, mask] = knowledge->prepare(inputs, count, programs.rows);
+        s = knowledge->net->score(x, mask);
+      }
+      s = s.contiguous();
+      scores.insert(scores.end(), s.data_ptr<float>(),
+                    s.data_ptr<float>() + count);
+    }
+    return scores;
+  }
+};
+
+ContinualModel::ContinualModel(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+ContinualModel::~ContinualModel() = default;
+
+llvm::Expected<std::unique_ptr<ContinualModel>>
+ContinualModel::create(const ModelConfig &config,
+                       const ContinualOptions &options) {
+  if (!(options.ewcWeight >= 0) || !(options.distillLearningRate > 0) ||
+      options.distillEpochs == 0)
+    return makeError("continual model: the EWC weight must be >= 0, the "
+                     "distillation's epochs and step size positive");
+  return guarded("creating a continual model",
+                 [&]() -> llvm::Expected<std::unique_ptr<ContinualModel>> {
+                   auto knowledge = ModelImpl::make(config);
+                   if (!knowledge)
+                     return knowledge.takeError();
+                   auto impl = std::make_unique<Impl>();
+                   impl->config = config;
+                   impl->options = options;
+                   impl->knowledge = std::move(*knowledge);
+                   impl->elastic = std::make_unique<ElasticWeights>(
+                       impl->knowledge->net->parameters());
+                   return std::unique_ptr<ContinualModel>(
+                       new ContinualModel(std::move(impl)));
+                 });
+}
+
+llvm::Error ContinualModel::learnPlatform(const ProgramSet &data,
+                                          const TrainOptions &train) {
+  if (llvm::Error error =
+          impl->knowledge->checkShape(data.rows, data.width, "learnPlatform"))
+    return error;
+  if (llvm::Error error = data.verify())
+    return error;
+  if (data.size() == 0)
+    return makeError("learnPlatform: no programs");
+  return guarded("learning a platform", [&]() -> llvm::Error {
+    if (llvm::Error error = impl->learn(data, train))
+      return error;
+    ++impl->platforms;
+    return llvm::Error::success();
+  });
+}
+
+llvm::Expected<std::vector<float>>
+ContinualModel::predict(const ProgramSet &programs, Column column) const {
+  if (llvm::Error error =
+          impl->knowledge->checkShape(programs.rows, programs.width, "predict"))
+    return std::move(error);
+  return guarded("scoring programs",
+                 [&]() -> llvm::Expected<std::vector<float>> {
+                   return impl->score(programs, column);
+                 });
+}
+
+unsigned ContinualModel::getNumPlatformsLearned() const {
+  return impl->platforms;
+}
+
+std::vector<float> ContinualModel::getGates() const {
+  if (!impl->lateral)
+    return {};
+  torch::Tensor gate = impl->lateral->getGate().detach().contiguous();
+  return std::vector<float>(gate.data_ptr<float>(),
+                            gate.data_ptr<float>() + gate.numel());
+}
+
+double ContinualModel::getEwcPenalty() const {
+  torch::NoGradGuard noGrad;
+  return impl->elastic->penalty().item<double>();
+}

@@ -1,0 +1,217 @@
+//===- ContinualTest.cpp - Continual learning across platforms ------------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The EWC penalty, the lateral gates, and a continual run over two
+// synthetic platforms whose rules conflict: plain fine-tuning forgets the
+// first, the continual model's knowledge base keeps much more of it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Tuning/Learned/ContinualModel.h"
+#include "tcl/Tuning/Learned/RankingModel.h"
+
+#include "ElasticWeights.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir::tcl::learned;
+
+namespace {
+
+constexpr unsigned kRows = 4, kWidth = 6;
+
+/// `groups` tasks of `perGroup` programs on platform `platform` (0 or 1,
+/// the last column of every token, as the hardware part of a real token).
+/// Throughput on platform 0 grows with Σ x0, on platform 1 it falls with it
+/// and grows with Σ x1: what one platform learned misleads on the other.
+ProgramSet makePlatform(unsigned platform, unsigned groups, unsigned perGroup,
+                        uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  ProgramSet set(kRows, kWidth);
+  std::vector<float> program(kRows * kWidth);
+  for (unsigned g = 0; g < groups; ++g) {
+    std::vector<std::vector<float>> programs;
+    std::vector<double> throughput;
+    for (unsigned p = 0; p < perGroup; ++p) {
+      double latent = 0;
+      for (unsigned r = 0; r < kRows; ++r) {
+        float *token = &program[r * kWidth];
+        for (unsigned c = 0; c + 1 < kWidth; ++c)
+          token[c] = uniform(rng);
+        token[kWidth - 1] = float(platform) + 1;
+        latent += platform == 0 ? token[0] : token[1] - token[0];
+      }
+      programs.push_back(program);
+      throughput.push_back(std::exp(latent));
+    }
+    double best = *std::max_element(throughput.begin(), throughput.end());
+    for (unsigned p = 0; p < perGroup; ++p)
+      set.append(programs[p].data(), float(throughput[p] / best), g);
+  }
+  return set;
+}
+
+/// Fraction of same-task pairs with different labels ordered right.
+double pairwiseAccuracy(const ProgramSet &set,
+                        const std::vector<float> &scores) {
+  size_t right = 0, total = 0;
+  for (size_t i = 0; i < set.size(); ++i)
+    for (size_t j = 0; j < set.size(); ++j)
+      if (set.groups[i] == set.groups[j] && set.labels[i] > set.labels[j]) {
+        ++total;
+        right += scores[i] > scores[j];
+      }
+  return total ? double(right) / double(total) : 0.0;
+}
+
+TrainOptions quickTraining() {
+  TrainOptions options;
+  options.epochs = 30;
+  options.threads = 1;
+  options.groupsPerBatch = 4;
+  options.programsPerGroup = 16;
+  return options;
+}
+
+TEST(ElasticWeights, PenaltyIsZeroAtTheAnchorAndGrowsAwayFromIt) {
+  torch::Tensor weights = torch::tensor({1.0f, -2.0f, 0.5f}).requires_grad_();
+  ElasticWeights elastic({weights});
+  EXPECT_EQ(elastic.penalty().item<double>(), 0.0); // nothing learned yet
+  // Loss (3 w0 + w1)²: w2 does not matter, w0 three times as much as w1.
+  torch::Tensor input = torch::tensor({3.0f, 1.0f, 0.0f});
+  elastic.addBatch((weights * input).sum().square());
+  elastic.consolidate();
+  EXPECT_EQ(elastic.penalty().item<double>(), 0.0);
+  {
+    torch::NoGradGuard noGrad;
+    weights.add_(torch::tensor({0.1f, 0.1f, 0.1f}));
+  }
+  double near = elastic.penalty().item<double>();
+  {
+    torch::NoGradGuard noGrad;
+    weights.add_(torch::tensor({0.1f, 0.1f, 0.1f}));
+  }
+  double far = elastic.penalty().item<double>();
+  EXPECT_GT(near, 0.0);
+  EXPECT_NEAR(far, 4 * near, 1e-5 * far); // quadratic in the distance
+  // Moving only the weight the loss ignores costs nothing.
+  ElasticWeights fresh({weights});
+  fresh.addBatch((weights * input).sum().square());
+  fresh.consolidate();
+  {
+    torch::NoGradGuard noGrad;
+    weights.add_(torch::tensor({0.0f, 0.0f, 5.0f}));
+  }
+  EXPECT_EQ(fresh.penalty().item<double>(), 0.0);
+  // It is differentiable in the weights, pulling them back.
+  {
+    torch::NoGradGuard noGrad;
+    weights.add_(torch::tensor({0.2f, 0.0f, 0.0f}));
+  }
+  torch::Tensor gradient =
+      torch::autograd::grad({fresh.penalty()}, {weights})[0];
+  EXPECT_GT(gradient[0].item<float>(), 0.0f);
+}
+
+TEST(ContinualModel, GatesStartAtTheirValueAndLearn) {
+  ContinualOptions options;
+  options.gateInit = 0.25f;
+  options.distillEpochs = 1;
+  ModelConfig config(ModelKind::MLP, kRows, kWidth, /*seed=*/3);
+  ProgramSet first = makePlatform(0, 6, 12, 1);
+  ProgramSet second = makePlatform(1, 6, 12, 2);
+  TrainOptions train = quickTraining();
+  train.epochs = 2;
+
+  auto untrained = ContinualModel::create(config, options);
+  ASSERT_TRUE(bool(untrained)) << llvm::toString(untrained.takeError());
+  EXPECT_TRUE((*untrained)->getGates().empty());
+  ASSERT_FALSE(bool((*untrained)->learnPlatform(first, train)));
+  TrainOptions none = train;
+  none.epochs = 0; // the active column is made but not trained
+  ASSERT_FALSE(bool((*untrained)->learnPlatform(second, none)));
+  std::vector<float> gates = (*untrained)->getGates();
+  ASSERT_EQ(gates.size(), config.mlpHidden);
+  for (float gate : gates)
+    EXPECT_EQ(gate, 0.25f);
+
+  auto trained = ContinualModel::create(config, options);
+  ASSERT_TRUE(bool(trained));
+  ASSERT_FALSE(bool((*trained)->learnPlatform(first, train)));
+  ASSERT_FALSE(bool((*trained)->learnPlatform(second, train)));
+  EXPECT_EQ((*trained)->getNumPlatformsLearned(), 2u);
+  gates = (*trained)->getGates();
+  size_t moved = 0;
+  for (float gate : gates)
+    moved += gate != 0.25f;
+  EXPECT_GT(moved, gates.size() / 2);
+}
+
+TEST(ContinualModel, ForgetsLessThanFineTuning) {
+  ProgramSet trainA = makePlatform(0, 24, 16, 11);
+  ProgramSet trainB = makePlatform(1, 24, 16, 12);
+  ProgramSet testA = makePlatform(0, 12, 16, 13);
+  ProgramSet testB = makePlatform(1, 12, 16, 14);
+  ModelConfig config(ModelKind::MLP, kRows, kWidth, /*seed=*/5);
+  TrainOptions train = quickTraining();
+
+  // Plain fine-tuning: A, then B from there.
+  auto sequential = RankingModel::create(config);
+  ASSERT_TRUE(bool(sequential));
+  (*sequential)->setThreads(1);
+  ASSERT_FALSE(bool((*sequential)->train(trainA, train)));
+  auto learnedA = (*sequential)->predict(testA);
+  ASSERT_TRUE(bool(learnedA));
+  double accuracyBefore = pairwiseAccuracy(testA, *learnedA);
+  ASSERT_FALSE(bool((*sequential)->train(trainB, train)));
+  auto forgotA = (*sequential)->predict(testA);
+  ASSERT_TRUE(bool(forgotA));
+  double sequentialA = pairwiseAccuracy(testA, *forgotA);
+
+  ContinualOptions options;
+  options.ewcWeight = 100;
+  auto continual = ContinualModel::create(config, options);
+  ASSERT_TRUE(bool(continual));
+  ASSERT_FALSE(bool((*continual)->learnPlatform(trainA, train)));
+  EXPECT_EQ((*continual)->getEwcPenalty(), 0.0); // at the anchor
+  ASSERT_FALSE(bool((*continual)->learnPlatform(trainB, train)));
+  auto keptA =
+      (*continual)->predict(testA, ContinualModel::Column::KnowledgeBase);
+  auto activeB = (*continual)->predict(testB, ContinualModel::Column::Active);
+  ASSERT_TRUE(keptA && activeB);
+  double continualA = pairwiseAccuracy(testA, *keptA);
+
+  EXPECT_GT(accuracyBefore, 0.8); // A was learned
+  EXPECT_LT(sequentialA, 0.6);    // and fine-tuning on B forgot it
+  EXPECT_GT(continualA, sequentialA + 0.15);
+  EXPECT_GT(pairwiseAccuracy(testB, *activeB), 0.8); // B is learned too
+}
+
+TEST(ContinualModel, BadInputsAreErrors) {
+  ContinualOptions options;
+  options.distillEpochs = 0;
+  auto refused = ContinualModel::create(
+      ModelConfig(ModelKind::MLP, kRows, kWidth), options);
+  ASSERT_FALSE(bool(refused));
+  EXPECT_NE(llvm::toString(refused.takeError()).find("distillation"),
+            std::string::npos);
+  auto model = ContinualModel::create(
+      ModelConfig(ModelKind::MLP, kRows, kWidth), ContinualOptions());
+  ASSERT_TRUE(bool(model));
+  ProgramSet wrong(kRows + 1, kWidth);
+  std::vector<float> program((kRows + 1) * kWidth, 1.0f);
+  wrong.append(program.data(), 1.0f, 0);
+  llvm::Error error = (*model)->learnPlatform(wrong, quickTraining());
+  ASSERT_TRUE(bool(error));
+  EXPECT_NE(llvm::toString(std::move(error)).find("learnPlatform: programs"),
+            std::string::npos);
+}
+
+} // namespace
