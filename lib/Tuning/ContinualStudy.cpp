@@ -133,6 +133,7 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
       learned::ModelConfig config(*learned::parseModelKind(options.model),
                                   programs->rows, programs->width,
                                   options.seed);
+      config.inputs = getFeatureLayout(kind);
       auto created = learned::ContinualModel::create(config, options.continual);
       if (!created)
         return created.takeError();
@@ -177,6 +178,10 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
              *full);
     }
   }
+  if (!options.knowledgeBasePath.empty())
+    if (llvm::Error error =
+            continual->saveKnowledgeBase(options.knowledgeBasePath))
+      return std::move(error);
   if (options.baselines) {
     std::vector<CostSample> samples = makeSamples(everything);
     std::unique_ptr<CostModel> joint = makeLearner(options.seed);

@@ -96,7 +96,10 @@ static llvm::cl::list<std::string>
     modelNames("models", llvm::cl::desc("compare: the models to compare"),
                llvm::cl::CommaSeparated, llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
-    outputPath("o", llvm::cl::desc("train: where to save the model"),
+    outputPath("o",
+               llvm::cl::desc("train: where to save the model; select: the "
+                              "dataset directory; continual: where to save "
+                              "the knowledge base"),
                llvm::cl::init(""), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     fromPath("from", llvm::cl::desc("train: fine-tune this checkpoint"),
@@ -666,6 +669,7 @@ llvm::Error continualCommand(Data &data, MLIRContext *context) {
   options.continual.distillEpochs = distillEpochs;
   options.fraction = fraction;
   options.baselines = !skipBaselines;
+  options.knowledgeBasePath = outputPath;
   options.seed = seed;
   // The later platforms' programs are chosen with the model that learns.
   EpochTimes selectTimes;

@@ -46,6 +46,9 @@ struct ContinualStudyOptions {
   std::function<llvm::Expected<std::vector<FeaturizedGroup>>(
       llvm::ArrayRef<FeaturizedGroup>)>
       choose;
+  /// Where to save the knowledge base after the last platform (a
+  /// RankingModel checkpoint the search loads); empty: not saved.
+  std::string knowledgeBasePath;
   /// Train the baselines too (off: the continual model alone).
   bool baselines = true;
   uint64_t seed = 1;

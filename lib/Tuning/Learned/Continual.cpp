@@ -234,6 +234,13 @@ ContinualModel::predict(const ProgramSet &programs, Column column) const {
                  });
 }
 
+llvm::Error ContinualModel::saveKnowledgeBase(llvm::StringRef path) const {
+  if (impl->platforms == 0)
+    return makeError("the continual model has learned no platform to save");
+  return guarded("saving the knowledge base",
+                 [&] { return impl->knowledge->save(path); });
+}
+
 unsigned ContinualModel::getNumPlatformsLearned() const {
   return impl->platforms;
 }

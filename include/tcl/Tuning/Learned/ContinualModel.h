@@ -81,6 +81,11 @@ public:
   llvm::Expected<std::vector<float>> predict(const ProgramSet &programs,
                                              Column column) const;
 
+  /// Writes the KB as a RankingModel checkpoint (RankingModel::load reads
+  /// it; the search takes it as --cost-model-file): what every platform so
+  /// far left, for tuning on any of them.
+  llvm::Error saveKnowledgeBase(llvm::StringRef path) const;
+
   unsigned getNumPlatformsLearned() const;
   /// The gates α of the current active column (empty before the second
   /// platform).
