@@ -5,7 +5,8 @@ training programs a cost model needs, chosen by each strategy.
 For each seed (the seeds interleaved: a whole seed's runs, then the next),
 the model is trained on all training programs of the held-out-task split of
 one platform, then on 5 %, 10 % and 20 % of them chosen by each strategy
-(tcl-cost-model compare --fraction F --strategy S: random, uncertainty,
+(every strategy at --main-fraction, --other-strategies at the others;
+tcl-cost-model compare --fraction F --strategy S: random, uncertainty,
 diversity, representative and RDU; the choosing model is --select-model,
 an ensemble of --ensemble for the strategies that read uncertainty), and
 ranks the held-out tasks. The table: top-1, top-5 and NDCG@5, median and
@@ -17,6 +18,7 @@ Usage: /usr/bin/python3 bench/active_sampling.py [BUILD_DIR] [--data DIR]
        [--platform x86-avx512/1t] [--model mamba] [--epochs 20]
        [--seeds 1,2,3] [--fractions 0.05,0.1,0.2]
        [--strategies rdu,random,uncertainty,diversity,representative]
+       [--main-fraction 0.1] [--other-strategies rdu,random]
        [--select-model mamba] [--ensemble 3] [--rounds 5] [--out DIR]
 """
 import argparse
@@ -65,6 +67,10 @@ def main():
     parser.add_argument("--seeds", default="1,2,3")
     parser.add_argument("--fractions", default="0.05,0.1,0.2")
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
+    parser.add_argument("--main-fraction", type=float, default=0.1,
+                        help="the fraction every strategy runs at")
+    parser.add_argument("--other-strategies", default="rdu,random",
+                        help="the strategies at the other fractions")
     parser.add_argument("--select-model", default="mamba")
     parser.add_argument("--ensemble", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=5)
@@ -83,7 +89,9 @@ def main():
         rows.setdefault(("all", 1.0), {})[seed] = run_compare(
             tool, args, seed, [])
         for fraction in fractions:
-            for strategy in strategies:
+            at_fraction = strategies if fraction == args.main_fraction else [
+                s for s in args.other_strategies.split(",") if s]
+            for strategy in at_fraction:
                 rows.setdefault((strategy, fraction), {})[seed] = \
                     run_compare(tool, args, seed,
                                 [f"--fraction={fraction}",

@@ -354,22 +354,28 @@ struct EpochTimes {
   double lastLoss = 0;
 };
 
-std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times,
-                                     bool cropPadding = true,
-                                     std::optional<uint64_t> modelSeed = {},
-                                     std::optional<unsigned> modelEpochs = {}) {
+/// How the learned models train, as the flags say (epochs: --epochs).
+LearnedModelOptions learnedModelOptions() {
   LearnedModelOptions options;
-  options.cropPadding = cropPadding;
   options.loss = loss;
   options.gainSharpness = gainSharpness;
   options.mseWeight = mseWeight;
   options.averagedFraction = averagedFraction;
-  options.epochs = modelEpochs.value_or(epochs);
-  options.fineTuneEpochs = options.epochs;
+  options.epochs = options.fineTuneEpochs = epochs;
   options.learningRate = learningRate;
   options.cosineDecay = cosineDecay;
   options.threads = threads;
   options.scoreChunk = scoreChunk;
+  return options;
+}
+
+std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times,
+                                     bool cropPadding = true,
+                                     std::optional<uint64_t> modelSeed = {},
+                                     std::optional<unsigned> modelEpochs = {}) {
+  LearnedModelOptions options = learnedModelOptions();
+  options.cropPadding = cropPadding;
+  options.epochs = options.fineTuneEpochs = modelEpochs.value_or(epochs);
   options.onEpoch = [&times, name = name.str()](unsigned epoch, double mean,
                                                 double seconds) {
     ++times.epochs;
@@ -657,14 +663,7 @@ llvm::Error continualCommand(Data &data, MLIRContext *context) {
   ContinualStudyOptions options;
   options.platforms.assign(platforms.begin(), platforms.end());
   options.model = modelName;
-  options.training.loss = loss;
-  options.training.gainSharpness = gainSharpness;
-  options.training.mseWeight = mseWeight;
-  options.training.averagedFraction = averagedFraction;
-  options.training.epochs = options.training.fineTuneEpochs = epochs;
-  options.training.learningRate = learningRate;
-  options.training.cosineDecay = cosineDecay;
-  options.training.threads = threads;
+  options.training = learnedModelOptions();
   options.continual.ewcWeight = ewcWeight;
   options.continual.distillEpochs = distillEpochs;
   options.fraction = fraction;

@@ -14,6 +14,7 @@
 #include "tcl/Tuning/Learned/RankingModel.h"
 
 #include "ElasticWeights.h"
+#include "PairwiseAccuracy.h"
 
 #include "gtest/gtest.h"
 
@@ -21,6 +22,7 @@
 #include <random>
 
 using namespace mlir::tcl::learned;
+using mlir::tcl::learned::test::pairwiseAccuracy;
 
 namespace {
 
@@ -56,19 +58,6 @@ ProgramSet makePlatform(unsigned platform, unsigned groups, unsigned perGroup,
       set.append(programs[p].data(), float(throughput[p] / best), g);
   }
   return set;
-}
-
-/// Fraction of same-task pairs with different labels ordered right.
-double pairwiseAccuracy(const ProgramSet &set,
-                        const std::vector<float> &scores) {
-  size_t right = 0, total = 0;
-  for (size_t i = 0; i < set.size(); ++i)
-    for (size_t j = 0; j < set.size(); ++j)
-      if (set.groups[i] == set.groups[j] && set.labels[i] > set.labels[j]) {
-        ++total;
-        right += scores[i] > scores[j];
-      }
-  return total ? double(right) / double(total) : 0.0;
 }
 
 TrainOptions quickTraining() {

@@ -14,6 +14,7 @@
 
 #include "tcl/Tuning/Learned/RankingModel.h"
 
+#include "PairwiseAccuracy.h"
 #include "TempFile.h"
 #include "WeightAverage.h"
 
@@ -24,6 +25,7 @@
 #include <random>
 
 using namespace mlir::tcl::learned;
+using mlir::tcl::learned::test::pairwiseAccuracy;
 
 namespace {
 
@@ -79,20 +81,6 @@ ProgramSet makeTasks(unsigned groups, unsigned perGroup, unsigned firstGroup,
                  firstGroup + g);
   }
   return set;
-}
-
-/// Fraction of same-task pairs with different labels that the scores order
-/// correctly.
-double pairwiseAccuracy(const ProgramSet &set,
-                        const std::vector<float> &scores) {
-  size_t right = 0, total = 0;
-  for (size_t i = 0; i < set.size(); ++i)
-    for (size_t j = 0; j < set.size(); ++j)
-      if (set.groups[i] == set.groups[j] && set.labels[i] > set.labels[j]) {
-        ++total;
-        right += scores[i] > scores[j];
-      }
-  return total ? double(right) / total : 0.0;
 }
 
 class LearnsToRank : public ::testing::TestWithParam<ModelKind> {};
