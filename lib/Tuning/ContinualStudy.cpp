@@ -163,6 +163,9 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
     for (size_t seen = 0; seen <= index; ++seen)
       record(stage, "fine-tuned", options.platforms[seen], samples.size(),
              *fineTuned);
+    // On the first platform the fine-tuned model is one from scratch.
+    if (index == 0)
+      continue;
     std::unique_ptr<CostModel> scratch = makeLearner(options.seed + stage);
     if (llvm::Error error = scratch->update(samples))
       return std::move(error);

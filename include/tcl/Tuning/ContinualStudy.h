@@ -10,7 +10,8 @@
 // sampling, or all), and after each stage ranks the held-out tasks of every
 // platform seen so far. The baselines learn from the same data in the same
 // run: one model fine-tuned platform after platform (which forgets), a
-// model per platform from scratch on the same programs and on all of them,
+// model per later platform from scratch on the same programs and on all of
+// them (on the first platform the fine-tuned model is one from scratch),
 // and at the end one model trained on every platform at once (the upper
 // bound).
 //
