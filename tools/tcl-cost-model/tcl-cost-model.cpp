@@ -209,6 +209,11 @@ static llvm::cl::opt<unsigned> distillEpochs(
     llvm::cl::desc("continual: epochs of each distillation into the "
                    "knowledge base"),
     llvm::cl::init(10), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<float>
+    gateInit("gate-init",
+             llvm::cl::desc("continual: the lateral gates' value before "
+                            "training"),
+             llvm::cl::init(0.1f), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool>
     skipBaselines("skip-baselines",
                   llvm::cl::desc("continual: train the continual model only"),
@@ -666,6 +671,7 @@ llvm::Error continualCommand(Data &data, MLIRContext *context) {
   options.training = learnedModelOptions();
   options.continual.ewcWeight = ewcWeight;
   options.continual.distillEpochs = distillEpochs;
+  options.continual.gateInit = gateInit;
   options.fraction = fraction;
   options.baselines = !skipBaselines;
   options.knowledgeBasePath = outputPath;

@@ -81,28 +81,46 @@ void ModelImpl::setNormalization(std::vector<float> newMean,
 
 void ModelImpl::computeNormalization(const ProgramSet &data) {
   const unsigned width = config.width;
-  std::vector<double> sum(width, 0.0), sumSq(width, 0.0);
-  size_t count = 0;
   const size_t rows = data.size() * config.rows;
+  auto isPadding = [&](const float *row) {
+    return std::all_of(row, row + width, [](float v) { return v == 0; });
+  };
+  // Two passes, the mean then the squared deviations from it: the one-pass
+  // E[x^2] - E[x]^2 leaves a rounding residue on a constant column (a
+  // platform's hardware features over one platform's data) that looked like
+  // a spread of 1e-5, and dividing by it made another platform's values
+  // 1e5 times too large.
+  std::vector<double> sum(width, 0.0), squares(width, 0.0);
+  size_t count = 0;
   for (size_t r = 0; r < rows; ++r) {
     const float *row = data.inputs.data() + r * width;
-    if (std::all_of(row, row + width, [](float v) { return v == 0; }))
+    if (isPadding(row))
       continue;
     ++count;
-    for (unsigned c = 0; c < width; ++c) {
+    for (unsigned c = 0; c < width; ++c)
       sum[c] += row[c];
-      sumSq[c] += double(row[c]) * row[c];
-    }
   }
   std::vector<float> newMean(width, 0.0f), newStd(width, 1.0f);
-  if (count) {
+  if (count == 0) {
+    setNormalization(std::move(newMean), std::move(newStd));
+    return;
+  }
+  std::vector<double> mean(width);
+  for (unsigned c = 0; c < width; ++c)
+    mean[c] = sum[c] / double(count);
+  for (size_t r = 0; r < rows; ++r) {
+    const float *row = data.inputs.data() + r * width;
+    if (isPadding(row))
+      continue;
     for (unsigned c = 0; c < width; ++c) {
-      double m = sum[c] / count;
-      double var = std::max(0.0, sumSq[c] / count - m * m);
-      double sd = std::sqrt(var);
-      newMean[c] = float(m);
-      newStd[c] = sd > 1e-6 * std::max(1.0, std::abs(m)) ? float(sd) : 1.0f;
+      double deviation = double(row[c]) - mean[c];
+      squares[c] += deviation * deviation;
     }
+  }
+  for (unsigned c = 0; c < width; ++c) {
+    double sd = std::sqrt(squares[c] / double(count));
+    newMean[c] = float(mean[c]);
+    newStd[c] = sd > 1e-6 * std::max(1.0, std::abs(mean[c])) ? float(sd) : 1.0f;
   }
   setNormalization(std::move(newMean), std::move(newStd));
 }

@@ -6,6 +6,7 @@
 
 #include "tcl/Tuning/Learned/RankingModel.h"
 
+#include "ModelImpl.h"
 #include "TempFile.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -14,6 +15,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <random>
 
 using namespace mlir::tcl::learned;
@@ -246,6 +248,36 @@ INSTANTIATE_TEST_SUITE_P(
     , ModelKinds,
     ::testing::Values(ModelKind::Mamba, ModelKind::Transformer, ModelKind::MLP),
     [](const auto &info) { return getModelKindName(info.param).str(); });
+
+TEST(RankingModel, ConstantColumnsAreOnlyCentered) {
+  // A platform's hardware features are constant over its own programs. The
+  // normalization must see no spread there (the one-pass variance left a
+  // rounding residue of ~1e-5 over 150k rows, and another platform's value
+  // then came out 1e5 times too large).
+  constexpr unsigned kColumns = 3, kProgramRows = 4;
+  ProgramSet set(kProgramRows, kColumns);
+  std::mt19937 rng(1);
+  std::normal_distribution<float> normal(0, 1);
+  std::vector<float> program(kProgramRows * kColumns);
+  for (unsigned p = 0; p < 40000; ++p) {
+    for (unsigned r = 0; r < kProgramRows; ++r) {
+      // log2(1 + 128 vector bits), log2(1 + 32768 KiB of L3), as the
+      // tokenizer writes them.
+      program[r * kColumns + 0] = float(std::log2(129.0));
+      program[r * kColumns + 1] = float(std::log2(32769.0));
+      program[r * kColumns + 2] = normal(rng);
+    }
+    set.append(program.data(), 1.0f, p % 8);
+  }
+  auto impl =
+      ModelImpl::make(ModelConfig(ModelKind::MLP, kProgramRows, kColumns));
+  ASSERT_TRUE(bool(impl));
+  (*impl)->computeNormalization(set);
+  EXPECT_EQ((*impl)->stddev[0], 1.0f);
+  EXPECT_EQ((*impl)->stddev[1], 1.0f);
+  EXPECT_NEAR((*impl)->mean[0], 7.0112f, 1e-4);
+  EXPECT_NEAR((*impl)->stddev[2], 1.0f, 0.02);
+}
 
 TEST(RankingModel, BadConfigsAreErrors) {
   ModelConfig config(ModelKind::Transformer, 4, 8);
