@@ -214,6 +214,11 @@ static llvm::cl::opt<float>
              llvm::cl::desc("continual: the lateral gates' value before "
                             "training"),
              llvm::cl::init(0.1f), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<bool> freshColumn(
+    "fresh-column",
+    llvm::cl::desc("continual: start each active column freshly initialized "
+                   "(default: a copy of the knowledge base)"),
+    llvm::cl::init(false), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool>
     skipBaselines("skip-baselines",
                   llvm::cl::desc("continual: train the continual model only"),
@@ -672,6 +677,7 @@ llvm::Error continualCommand(Data &data, MLIRContext *context) {
   options.continual.ewcWeight = ewcWeight;
   options.continual.distillEpochs = distillEpochs;
   options.continual.gateInit = gateInit;
+  options.continual.activeFromKnowledge = !freshColumn;
   options.fraction = fraction;
   options.baselines = !skipBaselines;
   options.knowledgeBasePath = outputPath;

@@ -105,7 +105,16 @@ struct ContinualModel::Impl {
     if (!made)
       return made.takeError();
     active = std::move(*made);
-    active->computeNormalization(data);
+    if (options.activeFromKnowledge) {
+      torch::NoGradGuard noGrad;
+      std::vector<torch::Tensor> from = knowledge->net->parameters();
+      std::vector<torch::Tensor> to = active->net->parameters();
+      for (size_t i = 0; i < to.size(); ++i)
+        to[i].copy_(from[i]);
+      active->setNormalization(knowledge->mean, knowledge->stddev);
+    } else {
+      active->computeNormalization(data);
+    }
     {
       torch::manual_seed(columnConfig.seed);
       lateral = Lateral(knowledge->net->getEmbeddingWidth(), options.gateInit);

@@ -55,6 +55,10 @@ struct ContinualOptions {
   double distillLearningRate = 3e-4;
   /// The lateral gates' value before the CL phase trains them.
   float gateInit = 0.1f;
+  /// The active column starts as a copy of the KB (weights and input
+  /// normalization) rather than freshly initialized: on 10 % of a new
+  /// platform's programs a fresh column ranked worse than the KB itself.
+  bool activeFromKnowledge = true;
 };
 
 class ContinualModel {
