@@ -662,9 +662,9 @@ llvm::Error continualCommand(Data &data, MLIRContext *context) {
   if (platforms.size() < 2)
     return error("continual needs --platforms with two or more platforms, "
                  "in the order to learn them");
-  EpochTimes times;
-  std::unique_ptr<CostModel> probe = makeModel(modelName, times);
-  if (!createLearnedCostModel(modelName, seed, {}))
+  std::unique_ptr<CostModel> probe =
+      createLearnedCostModel(modelName, seed, {});
+  if (!probe)
     return error("continual needs a learned --model (mamba, tlp, mlp), not '" +
                  modelName + "'");
   auto all = data.featuresFor(probe->getFeatureKind(), context);
