@@ -100,9 +100,8 @@ std::vector<float> computeDensity(const CandidatePool &pool,
     distances.clear();
     for (size_t b : reference)
       if (b != a)
-        distances.push_back(squaredDistance(&pool.embeddings[a * width],
-                                            &pool.embeddings[b * width],
-                                            width));
+        distances.push_back(squaredDistance(
+            &pool.embeddings[a * width], &pool.embeddings[b * width], width));
     if (distances.size() < k)
       continue;
     std::nth_element(distances.begin(), distances.begin() + (k - 1),
@@ -386,27 +385,14 @@ mlir::tcl::selectTrainingPrograms(llvm::ArrayRef<FeaturizedGroup> pool,
   size_t chosenCount = 0;
 
   auto chosenGroups = [&] {
+    std::vector<std::vector<size_t>> programs(pool.size());
+    for (size_t i = 0; i < n; ++i)
+      if (labeled[i])
+        programs[where[i].first].push_back(where[i].second);
     std::vector<FeaturizedGroup> result;
-    std::vector<int> slot(pool.size(), -1);
-    for (size_t i = 0; i < n; ++i) {
-      if (!labeled[i])
-        continue;
-      auto [groupIndex, program] = where[i];
-      const FeaturizedGroup &from = pool[groupIndex];
-      if (slot[groupIndex] < 0) {
-        slot[groupIndex] = int(result.size());
-        FeaturizedGroup group;
-        group.workloadKey = from.workloadKey;
-        group.platform = from.platform;
-        group.anchorClass = from.anchorClass;
-        result.push_back(std::move(group));
-      }
-      FeaturizedGroup &to = result[slot[groupIndex]];
-      to.features.push_back(from.features[program]);
-      to.latencies.push_back(from.latencies[program]);
-      if (program < from.recordIndices.size())
-        to.recordIndices.push_back(from.recordIndices[program]);
-    }
+    for (auto [group, chosen] : llvm::zip(pool, programs))
+      if (!chosen.empty())
+        result.push_back(pickPrograms(group, chosen));
     return result;
   };
 

@@ -72,13 +72,6 @@ std::vector<FeaturizedGroup> ofPlatform(llvm::ArrayRef<FeaturizedGroup> groups,
   return picked;
 }
 
-size_t countPrograms(llvm::ArrayRef<FeaturizedGroup> groups) {
-  size_t count = 0;
-  for (const FeaturizedGroup &group : groups)
-    count += group.features.size();
-  return count;
-}
-
 } // namespace
 
 llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
@@ -118,8 +111,9 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
     if (all.empty())
       return makeError("no training groups on platform '" + platform + "'");
     llvm::append_range(everything, all);
+    const bool subset = index > 0 && options.fraction < 1 && options.choose;
     std::vector<FeaturizedGroup> chosen = all;
-    if (index > 0 && options.fraction < 1 && options.choose) {
+    if (subset) {
       auto made = options.choose(all);
       if (!made)
         return made.takeError();
@@ -171,8 +165,7 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
       return std::move(error);
     record(stage, "scratch (same programs)", platform, samples.size(),
            *scratch);
-    if (chosen.size() != all.size() ||
-        countPrograms(chosen) != countPrograms(all)) {
+    if (subset) {
       std::vector<CostSample> allSamples = makeSamples(all);
       std::unique_ptr<CostModel> full = makeLearner(options.seed + stage);
       if (llvm::Error error = full->update(allSamples))

@@ -87,6 +87,21 @@ mlir::tcl::featurizeGroups(TuningDatabase &database,
   return result;
 }
 
+FeaturizedGroup mlir::tcl::pickPrograms(const FeaturizedGroup &group,
+                                        llvm::ArrayRef<size_t> programs) {
+  FeaturizedGroup picked;
+  picked.workloadKey = group.workloadKey;
+  picked.platform = group.platform;
+  picked.anchorClass = group.anchorClass;
+  for (size_t program : programs) {
+    picked.features.push_back(group.features[program]);
+    picked.latencies.push_back(group.latencies[program]);
+    if (program < group.recordIndices.size())
+      picked.recordIndices.push_back(group.recordIndices[program]);
+  }
+  return picked;
+}
+
 std::vector<CostSample>
 mlir::tcl::makeSamples(llvm::ArrayRef<FeaturizedGroup> groups) {
   std::vector<CostSample> samples;

@@ -333,18 +333,12 @@ struct Data {
       if (records == chosen->end())
         continue;
       const FeaturizedGroup &from = all[index];
-      FeaturizedGroup group = from;
-      group.features.clear();
-      group.latencies.clear();
-      group.recordIndices.clear();
+      std::vector<size_t> programs;
       for (size_t k = 0; k < from.features.size(); ++k)
-        if (records->second.count(from.recordIndices[k])) {
-          group.features.push_back(from.features[k]);
-          group.latencies.push_back(from.latencies[k]);
-          group.recordIndices.push_back(from.recordIndices[k]);
-        }
-      if (!group.features.empty())
-        picked.push_back(std::move(group));
+        if (records->second.count(from.recordIndices[k]))
+          programs.push_back(k);
+      if (!programs.empty())
+        picked.push_back(pickPrograms(from, programs));
     }
     return picked;
   }

@@ -35,6 +35,12 @@ struct FeaturizedGroup {
   std::vector<size_t> recordIndices;
 };
 
+/// `group` with only the programs at `programs` (indices into its
+/// features, in that order): its task, platform and operator type, their
+/// features, latencies and record indices (if it has them).
+FeaturizedGroup pickPrograms(const FeaturizedGroup &group,
+                             llvm::ArrayRef<size_t> programs);
+
 /// Featurizes `groups` of `database` for models reading `kind`. Records
 /// whose schedule does not parse are skipped; a group whose workload does
 /// not parse is an error.

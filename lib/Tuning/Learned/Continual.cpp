@@ -92,6 +92,8 @@ struct ContinualModel::Impl {
 
   llvm::Error learn(const ProgramSet &data, const TrainOptions &train) {
     useThreads(train.threads);
+    // Scoring later runs on as many threads as training did.
+    knowledge->threads = train.threads;
     if (platforms == 0) {
       if (llvm::Error error = knowledge->train(data, train))
         return error;
@@ -164,27 +166,20 @@ struct ContinualModel::Impl {
     return consolidate(data, train);
   }
 
-  std::vector<float> score(const ProgramSet &programs, Column column) {
-    c10::InferenceMode inference;
+  /// Scores by one column, in the KB's forward passes (cropped, by length,
+  /// on the training's threads).
+  llvm::Expected<std::vector<float>> score(const ProgramSet &programs,
+                                           Column column) {
     const size_t perProgram = size_t(programs.rows) * programs.width;
-    std::vector<float> scores;
-    scores.reserve(programs.size());
-    constexpr size_t kChunk = 256;
-    for (size_t first = 0; first < programs.size(); first += kChunk) {
-      const int64_t count = int64_t(std::min(kChunk, programs.size() - first));
-      const float *inputs = programs.inputs.data() + first * perProgram;
-      torch::Tensor s;
-      if (column == Column::Active && active) {
-        s = activeScore(inputs, count, programs.rows);
-      } else {
-        auto [x, mask] = knowledge->prepare(inputs, count, programs.rows);
-        s = knowledge->net->score(x, mask);
-      }
-      s = s.contiguous();
-      scores.insert(scores.end(), s.data_ptr<float>(),
-                    s.data_ptr<float>() + count);
-    }
-    return scores;
+    std::vector<const float *> pointers(programs.size());
+    for (size_t i = 0; i < pointers.size(); ++i)
+      pointers[i] = programs.inputs.data() + i * perProgram;
+    if (column == Column::Active && active)
+      return knowledge->forward(
+          pointers, 1, [&](const float *batch, int64_t count, unsigned length) {
+            return activeScore(batch, count, length);
+          });
+    return knowledge->predict(pointers);
   }
 };
 

@@ -165,18 +165,26 @@ llvm::Error ModelImpl::checkShape(unsigned rows, unsigned width,
 
 llvm::Expected<std::vector<float>>
 ModelImpl::predict(llvm::ArrayRef<const float *> programs) {
-  return forward(programs, /*embeddings=*/false);
+  return forward(programs, 1,
+                 [&](const float *batch, int64_t count, unsigned length) {
+                   auto [x, mask] = prepare(batch, count, length);
+                   return net->score(x, mask);
+                 });
 }
 
 llvm::Expected<std::vector<float>>
 ModelImpl::embed(llvm::ArrayRef<const float *> programs) {
-  return forward(programs, /*embeddings=*/true);
+  return forward(programs, net->getEmbeddingWidth(),
+                 [&](const float *batch, int64_t count, unsigned length) {
+                   auto [x, mask] = prepare(batch, count, length);
+                   return net->embed(x, mask);
+                 });
 }
 
 llvm::Expected<std::vector<float>>
-ModelImpl::forward(llvm::ArrayRef<const float *> programs, bool embeddings) {
+ModelImpl::forward(llvm::ArrayRef<const float *> programs, int64_t outWidth,
+                   const ForwardPass &pass) {
   const size_t count = programs.size();
-  const int64_t outWidth = embeddings ? net->getEmbeddingWidth() : 1;
   std::vector<float> outputs(count * outWidth);
   useThreads(threads);
   // Scoring needs no autograd state at all.
@@ -224,10 +232,7 @@ ModelImpl::forward(llvm::ArrayRef<const float *> programs, bool embeddings) {
             std::copy_n(programs[order[start + k]],
                         size_t(lengths[order[start + k]]) * config.width,
                         batch.begin() + size_t(k) * length * config.width);
-          auto [x, mask] = prepare(batch.data(), n, length);
-          torch::Tensor s =
-              (embeddings ? net->embed(x, mask) : net->score(x, mask))
-                  .contiguous();
+          torch::Tensor s = pass(batch.data(), n, length).contiguous();
           if (s.numel() != n * outWidth) {
             wrongCount = true;
             continue;

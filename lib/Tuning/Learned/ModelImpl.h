@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -105,9 +106,17 @@ struct ModelImpl {
   /// Their embeddings, net->getEmbeddingWidth() floats a program.
   llvm::Expected<std::vector<float>>
   embed(llvm::ArrayRef<const float *> programs);
-  /// Scores or embeddings, in forward passes of programs of similar length.
+  /// What one forward pass computes: `outWidth` floats a program of a
+  /// batch of `count` programs cropped to `length` rows (raw, not yet
+  /// normalized).
+  using ForwardPass = std::function<torch::Tensor(
+      const float *batch, int64_t count, unsigned length)>;
+  /// Runs `pass` over `programs` in forward passes of programs of similar
+  /// length (cropped, at most chunkSize * rows tokens, on `threads`
+  /// threads); outWidth floats a program, in the programs' order.
   llvm::Expected<std::vector<float>>
-  forward(llvm::ArrayRef<const float *> programs, bool embeddings);
+  forward(llvm::ArrayRef<const float *> programs, int64_t outWidth,
+          const ForwardPass &pass);
   /// In Training.cpp.
   llvm::Error train(const ProgramSet &data, const TrainOptions &options);
   /// In Checkpoint.cpp.
