@@ -82,7 +82,19 @@ SearchFlags::SearchFlags(llvm::cl::OptionCategory &category,
     : seed("seed", llvm::cl::desc(seedHelp), llvm::cl::init(1),
            llvm::cl::cat(category)),
       batchSize("batch-size", llvm::cl::desc(batchHelp),
-                llvm::cl::init(defaultBatchSize), llvm::cl::cat(category)) {}
+                llvm::cl::init(defaultBatchSize), llvm::cl::cat(category)),
+      sampler("sampler",
+              llvm::cl::desc("Which candidates of a search round to measure: "
+                             "topk (the best by the cost model, some at "
+                             "random) or rdu (uncertainty, diversity and "
+                             "density in the model's view, METHOD.md 3)"),
+              llvm::cl::init("topk"), llvm::cl::cat(category)),
+      committeeMembers(
+          "committee-members",
+          llvm::cl::desc("With --sampler=rdu: models of the cost model's "
+                         "kind, each refitted on a bootstrap resample, whose "
+                         "spread is the uncertainty"),
+          llvm::cl::init(2), llvm::cl::cat(category)) {}
 
 std::string mlir::tcl::findPretrainedCostModel(llvm::StringRef name,
                                                const char *argv0) {

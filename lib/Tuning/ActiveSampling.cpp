@@ -278,7 +278,8 @@ llvm::Expected<std::vector<size_t>> mlir::tcl::selectCandidates(
     default:
       return weights.uncertainty * uncertainty[i] +
              weights.diversity * tilt[i] * diversity(i) +
-             weights.representativeness * density[i];
+             weights.representativeness * density[i] +
+             weights.performance * tilt[i];
     }
   };
 
@@ -323,7 +324,7 @@ llvm::Expected<std::vector<size_t>> mlir::tcl::selectCandidates(
 }
 
 //===----------------------------------------------------------------------===//
-// The offline loop
+// Ensembles: the uncertainty of a model
 //===----------------------------------------------------------------------===//
 
 namespace {
@@ -352,6 +353,106 @@ std::vector<float> standardizeWithinGroups(llvm::ArrayRef<double> scores,
 }
 
 } // namespace
+
+EnsembleView
+mlir::tcl::summarizeEnsemble(llvm::ArrayRef<std::vector<double>> memberScores,
+                             llvm::ArrayRef<unsigned> groups) {
+  const size_t n = groups.size();
+  EnsembleView view;
+  view.predictions.assign(n, 0.0f);
+  view.uncertainty.assign(n, 0.0f);
+  if (memberScores.empty())
+    return view;
+  std::vector<std::vector<float>> standardized;
+  for (const std::vector<double> &scores : memberScores)
+    standardized.push_back(standardizeWithinGroups(scores, groups));
+  const double members = double(memberScores.size());
+  for (size_t i = 0; i < n; ++i) {
+    double sum = 0, sumSq = 0;
+    for (const std::vector<float> &scores : standardized) {
+      sum += scores[i];
+      sumSq += double(scores[i]) * scores[i];
+    }
+    double mean = sum / members;
+    view.predictions[i] = float(mean);
+    view.uncertainty[i] =
+        float(std::sqrt(std::max(0.0, sumSq / members - mean * mean)));
+  }
+  return view;
+}
+
+ProgramEmbeddings
+mlir::tcl::standardizeFeatures(llvm::ArrayRef<std::vector<float>> features) {
+  ProgramEmbeddings result;
+  if (features.empty())
+    return result;
+  const size_t width = features.front().size();
+  result.width = unsigned(width);
+  result.values.assign(features.size() * width, 0.0f);
+  for (size_t column = 0; column < width; ++column) {
+    // Two passes: a one-pass variance leaves a residue on constant columns.
+    double mean = 0;
+    for (const std::vector<float> &program : features)
+      mean += column < program.size() ? program[column] : 0.0f;
+    mean /= double(features.size());
+    double variance = 0;
+    for (const std::vector<float> &program : features) {
+      double d = (column < program.size() ? program[column] : 0.0f) - mean;
+      variance += d * d;
+    }
+    double deviation = std::sqrt(variance / double(features.size()));
+    if (deviation < 1e-9)
+      continue;
+    for (auto [index, program] : llvm::enumerate(features))
+      result.values[index * width + column] =
+          float(((column < program.size() ? program[column] : 0.0f) - mean) /
+                deviation);
+  }
+  return result;
+}
+
+llvm::Error ModelCommittee::update(llvm::ArrayRef<CostSample> samples) {
+  if (members.empty())
+    for (unsigned member = 0; member < size; ++member) {
+      auto made = makeMember(seed + 7919 * (member + 1));
+      if (!made)
+        return made.takeError();
+      members.push_back(std::move(*made));
+    }
+  std::map<unsigned, std::vector<size_t>> byGroup;
+  for (auto [index, sample] : llvm::enumerate(samples))
+    byGroup[sample.group].push_back(index);
+  for (auto [member, model] : llvm::enumerate(members)) {
+    std::mt19937_64 rng(seed + 104729 * (member + 1) + updates);
+    std::vector<CostSample> resample;
+    resample.reserve(samples.size());
+    for (auto &[group, indices] : byGroup) {
+      std::uniform_int_distribution<size_t> pick(0, indices.size() - 1);
+      for (size_t i = 0; i < indices.size(); ++i)
+        resample.push_back(samples[indices[pick(rng)]]);
+    }
+    if (llvm::Error error = model->update(resample))
+      return error;
+  }
+  ++updates;
+  return llvm::Error::success();
+}
+
+std::vector<float>
+ModelCommittee::spread(llvm::ArrayRef<std::vector<float>> features,
+                       llvm::ArrayRef<double> modelScores) {
+  std::vector<std::vector<double>> scores;
+  scores.push_back(modelScores.vec());
+  if (updates > 0)
+    for (const auto &model : members)
+      scores.push_back(model->predict(features));
+  return summarizeEnsemble(scores, std::vector<unsigned>(features.size(), 0))
+      .uncertainty;
+}
+
+//===----------------------------------------------------------------------===//
+// The offline loop
+//===----------------------------------------------------------------------===//
 
 llvm::Expected<std::vector<FeaturizedGroup>>
 mlir::tcl::selectTrainingPrograms(llvm::ArrayRef<FeaturizedGroup> pool,
@@ -411,7 +512,7 @@ mlir::tcl::selectTrainingPrograms(llvm::ArrayRef<FeaturizedGroup> pool,
       // Train the ensemble on what is chosen, then see the pool with it.
       std::vector<CostSample> samples = makeSamples(chosenGroups());
       const unsigned members = needsUncertainty ? options.ensemble : 1;
-      std::vector<std::vector<float>> memberScores;
+      std::vector<std::vector<double>> memberScores;
       candidates.embeddings.clear();
       for (unsigned member = 0; member < members; ++member) {
         std::unique_ptr<CostModel> model =
@@ -420,7 +521,7 @@ mlir::tcl::selectTrainingPrograms(llvm::ArrayRef<FeaturizedGroup> pool,
           return makeError("could not make a model to choose with");
         if (llvm::Error error = model->update(samples))
           return std::move(error);
-        std::vector<double> scores;
+        std::vector<double> &scores = memberScores.emplace_back();
         scores.reserve(n);
         for (const FeaturizedGroup &group : pool) {
           std::vector<double> groupScores = model->predict(group.features);
@@ -435,22 +536,10 @@ mlir::tcl::selectTrainingPrograms(llvm::ArrayRef<FeaturizedGroup> pool,
                                        embedded->values.begin(),
                                        embedded->values.end());
         }
-        memberScores.push_back(
-            standardizeWithinGroups(scores, candidates.groups));
       }
-      candidates.predictions.assign(n, 0.0f);
-      candidates.uncertainty.assign(n, 0.0f);
-      for (size_t i = 0; i < n; ++i) {
-        double sum = 0, sumSq = 0;
-        for (const std::vector<float> &scores : memberScores) {
-          sum += scores[i];
-          sumSq += double(scores[i]) * scores[i];
-        }
-        double mean = sum / members;
-        candidates.predictions[i] = float(mean);
-        candidates.uncertainty[i] =
-            float(std::sqrt(std::max(0.0, sumSq / members - mean * mean)));
-      }
+      EnsembleView view = summarizeEnsemble(memberScores, candidates.groups);
+      candidates.predictions = std::move(view.predictions);
+      candidates.uncertainty = std::move(view.uncertainty);
     }
     auto picked = selectCandidates(candidates, labeled, batch, now,
                                    options.weights, options.seed + round);

@@ -297,7 +297,6 @@ MeasureInput mlir::tcl::makeReferenceInput(const Platform &platform) {
   return input;
 }
 
-
 //===----------------------------------------------------------------------===//
 // Collection
 //===----------------------------------------------------------------------===//
@@ -305,7 +304,8 @@ MeasureInput mlir::tcl::makeReferenceInput(const Platform &platform) {
 /// Moves the functions of `from` into `into`, renamed `<prefix>_<name>`.
 static void mergeInto(ModuleOp into, ModuleOp from, llvm::StringRef prefix) {
   SymbolTable symbols(from);
-  for (auto function : llvm::make_early_inc_range(from.getOps<func::FuncOp>())) {
+  for (auto function :
+       llvm::make_early_inc_range(from.getOps<func::FuncOp>())) {
     std::string name = (prefix + "_" + function.getSymName()).str();
     if (failed(symbols.rename(function, name)))
       continue;
@@ -369,7 +369,8 @@ mlir::tcl::collectDataset(TuningDatabase &database,
                                guardOptions, report.guard, log);
     // The tuner probes the hardware first: its figures are features, so
     // they are taken on a quiet machine.
-    if (llvm::Error error = waitForQuietMachine(guardOptions, report.guard, log))
+    if (llvm::Error error =
+            waitForQuietMachine(guardOptions, report.guard, log))
       return std::move(error);
   }
 
@@ -378,7 +379,9 @@ mlir::tcl::collectDataset(TuningDatabase &database,
   tuning.trialsPerTask = options.programsPerTask;
   tuning.randomFraction = options.randomFraction;
   tuning.batchSize = options.batchSize;
-  tuning.costModel = "random";
+  tuning.costModel = options.costModel;
+  tuning.sampler = options.sampler;
+  tuning.committeeMembers = options.committeeMembers;
   tuning.seed = options.seed;
   Tuner tuner(database, tuning, measure);
   auto tuned = tuner.tune(*merged, log);

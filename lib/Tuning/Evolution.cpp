@@ -20,9 +20,10 @@ EvolutionarySearch::EvolutionarySearch(EvolutionOptions options,
                                        MLIRContext *context, CostModel &model,
                                        const HardwareFeatures &hardware,
                                        std::unique_ptr<Sampler> sampler,
+                                       ModelCommittee *committee,
                                        std::mt19937_64 &rng)
     : options(options), context(context), model(model), hardware(hardware),
-      sampler(std::move(sampler)), rng(rng) {}
+      sampler(std::move(sampler)), committee(committee), rng(rng) {}
 
 std::optional<Candidate> EvolutionarySearch::realize(const TaskState &task,
                                                      const Genome &genome) {
@@ -125,13 +126,37 @@ std::vector<Candidate> EvolutionarySearch::evolve(const TaskState &task,
   return population;
 }
 
-std::vector<Candidate>
+void EvolutionarySearch::viewPrograms(const TaskState &task,
+                                      llvm::ArrayRef<Candidate> candidates,
+                                      llvm::ArrayRef<double> scores,
+                                      ProgramEmbeddings &embeddings,
+                                      std::vector<float> &uncertainty) {
+  std::vector<std::vector<float>> programs, candidateFeatures;
+  for (const Candidate &candidate : candidates)
+    candidateFeatures.push_back(candidate.features);
+  programs = candidateFeatures;
+  for (const auto &[features, seconds] : task.samples)
+    programs.push_back(features);
+  // A model without an embedding (xgboost, random, a learned one before
+  // its first training) is seen through its standardized features.
+  llvm::Expected<ProgramEmbeddings> embedded = model.embed(programs);
+  if (embedded) {
+    embeddings = std::move(*embedded);
+  } else {
+    llvm::consumeError(embedded.takeError());
+    embeddings = standardizeFeatures(programs);
+  }
+  uncertainty = committee ? committee->spread(candidateFeatures, scores)
+                          : std::vector<float>(candidates.size(), 0.0f);
+}
+
+llvm::Expected<std::vector<Candidate>>
 EvolutionarySearch::propose(const TaskState &task, size_t count,
                             std::vector<std::string> &proposers) {
   std::vector<double> scores;
   std::vector<Candidate> population = evolve(task, scores);
   if (population.empty())
-    return {};
+    return std::vector<Candidate>();
   // Measure only what was never measured.
   std::vector<Candidate> fresh;
   std::vector<double> freshScores;
@@ -145,11 +170,22 @@ EvolutionarySearch::propose(const TaskState &task, size_t count,
   // Collection: a share of the batch is uniform samples of the space.
   size_t randomCount = static_cast<size_t>(
       std::lround(options.randomFraction * static_cast<double>(count)));
-  for (SamplerPick pick :
-       sampler->select(freshScores, count - randomCount, rng)) {
+  SamplerInput input;
+  input.scores = freshScores;
+  ProgramEmbeddings embeddings;
+  std::vector<float> uncertainty;
+  if (sampler->readsProgramViews() && !fresh.empty()) {
+    viewPrograms(task, fresh, freshScores, embeddings, uncertainty);
+    input.embeddingWidth = embeddings.width;
+    input.embeddings = embeddings.values;
+    input.uncertainty = uncertainty;
+  }
+  auto picks = sampler->select(input, count - randomCount, rng);
+  if (!picks)
+    return picks.takeError();
+  for (SamplerPick pick : *picks) {
     picked.push_back(std::move(fresh[pick.index]));
-    proposers.push_back(model.getName().str() +
-                        (pick.exploratory ? "/epsilon" : "/top-k"));
+    proposers.push_back((model.getName() + "/" + pick.reason).str());
   }
   llvm::StringSet<> inBatch;
   for (const Candidate &candidate : picked)
@@ -166,5 +202,5 @@ EvolutionarySearch::propose(const TaskState &task, size_t count,
     picked.push_back(std::move(*candidate));
     proposers.push_back("random/sample");
   }
-  return picked;
+  return std::move(picked);
 }

@@ -42,26 +42,37 @@ struct EvolutionOptions {
 /// model's score. Children that are ill-formed or whose schedule does not
 /// verify are discarded, and so are genomes giving a schedule already in
 /// the population. The sampler picks the batch among the candidates never
-/// measured.
+/// measured (an RDU sampler also sees their embeddings next to the task's
+/// measured programs and the committee's uncertainty).
 ///
 /// Everything random comes from `rng`, the tuner's one generator.
 class EvolutionarySearch {
 public:
   EvolutionarySearch(EvolutionOptions options, MLIRContext *context,
                      CostModel &model, const HardwareFeatures &hardware,
-                     std::unique_ptr<Sampler> sampler, std::mt19937_64 &rng);
+                     std::unique_ptr<Sampler> sampler,
+                     ModelCommittee *committee, std::mt19937_64 &rng);
 
   /// Up to `count` candidates of `task` never measured; who proposed each
-  /// ("<model>/top-k", "<model>/epsilon" or "random/sample") is appended
-  /// to `proposers`.
-  std::vector<Candidate> propose(const TaskState &task, size_t count,
-                                 std::vector<std::string> &proposers);
+  /// ("<model>/top-k", "<model>/epsilon", "<model>/rdu" or
+  /// "random/sample") is appended to `proposers`. Fails only when the
+  /// sampler does.
+  llvm::Expected<std::vector<Candidate>>
+  propose(const TaskState &task, size_t count,
+          std::vector<std::string> &proposers);
 
 private:
   /// The population after the last generation, with its scores; empty if
   /// no seed is valid.
   std::vector<Candidate> evolve(const TaskState &task,
                                 std::vector<double> &scores);
+  /// What a sampler that reads them sees of `candidates`: the model's
+  /// embedding of each, then of each measured program of `task`, and the
+  /// committee's uncertainty of each candidate's score (zeros without one).
+  void viewPrograms(const TaskState &task, llvm::ArrayRef<Candidate> candidates,
+                    llvm::ArrayRef<double> scores,
+                    ProgramEmbeddings &embeddings,
+                    std::vector<float> &uncertainty);
   /// Builds, verifies and featurizes the schedule of `genome`.
   std::optional<Candidate> realize(const TaskState &task, const Genome &genome);
 
@@ -70,6 +81,8 @@ private:
   CostModel &model;
   const HardwareFeatures &hardware;
   std::unique_ptr<Sampler> sampler;
+  /// Null when the sampler reads no uncertainty.
+  ModelCommittee *committee;
   std::mt19937_64 &rng;
 };
 

@@ -81,6 +81,8 @@ private:
   /// The platform measured, with its hardware features once registered.
   Platform platform;
   std::unique_ptr<CostModel> model;
+  /// The uncertainty of the model's scores, for a sampler that reads it.
+  std::optional<ModelCommittee> committee;
   std::optional<EvolutionarySearch> search;
   std::vector<std::unique_ptr<TaskState>> tasks;
   TuningReport report;
@@ -242,6 +244,9 @@ llvm::Error TuningRun::refitModel() {
       samples.push_back({features,
                          relativeThroughput(seconds, task->report.bestSeconds),
                          static_cast<unsigned>(group)});
+  if (committee)
+    if (llvm::Error error = committee->update(samples))
+      return error;
   return model->update(samples);
 }
 
@@ -278,6 +283,7 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
   if (!known)
     return known.takeError();
   platform = *known;
+  bool fromFile = false;
   if (!options.costModelFile.empty()) {
     // A missing file is a mistake in the command; a checkpoint this build
     // cannot use (another token layout or format, a corrupt file) must not
@@ -292,12 +298,38 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
           << "warning: " << llvm::toString(std::move(error))
           << "; tuning with xgboost instead\n";
       model = createCostModel("xgboost", options.seed);
+    } else {
+      fromFile = true;
     }
+  }
+  auto sampler = createSampler(options.sampler, options.epsilon);
+  if (!sampler)
+    return sampler.takeError();
+  if ((*sampler)->readsProgramViews() && model->getName() == "random")
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the " + (*sampler)->getName() +
+            " sampler reads a cost model's scores and uncertainty, which the "
+            "random cost model does not have: use xgboost, mamba, tlp or mlp");
+  if ((*sampler)->readsProgramViews() && options.committeeMembers > 0) {
+    // Members of the search model's kind, from the same checkpoint.
+    std::string kind = model->getName().str();
+    std::string file = fromFile ? options.costModelFile : "";
+    committee.emplace(
+        [kind,
+         file](uint64_t seed) -> llvm::Expected<std::unique_ptr<CostModel>> {
+          std::unique_ptr<CostModel> member = createCostModel(kind, seed);
+          if (!file.empty())
+            if (llvm::Error error = member->load(file))
+              return std::move(error);
+          return std::move(member);
+        },
+        options.committeeMembers, options.seed);
   }
   search.emplace(EvolutionOptions{options.population, options.generations,
                                   options.randomFraction},
-                 ctx, *model, platform.getFeatures(),
-                 createTopKEpsilonSampler(options.epsilon), rng);
+                 ctx, *model, platform.getFeatures(), std::move(*sampler),
+                 committee ? &*committee : nullptr, rng);
   for (const TaskSummary &summary : summarizeTasks(module))
     if (llvm::Error error = prepareTask(module, summary))
       return std::move(error);
@@ -370,7 +402,10 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
 llvm::Expected<bool> TuningRun::step(size_t index, size_t count) {
   TaskState &task = *tasks[index];
   std::vector<std::string> proposers;
-  std::vector<Candidate> batch = search->propose(task, count, proposers);
+  auto proposed = search->propose(task, count, proposers);
+  if (!proposed)
+    return proposed.takeError();
+  std::vector<Candidate> &batch = *proposed;
   if (batch.empty())
     return false;
   std::vector<Trial> trials;

@@ -187,6 +187,8 @@ int main(int argc, char **argv) {
   }
   options.tuning.seed = searchFlags.getSeed();
   options.tuning.batchSize = searchFlags.getBatchSize();
+  options.tuning.sampler = searchFlags.getSampler();
+  options.tuning.committeeMembers = searchFlags.getCommitteeMembers();
   options.measure = measureFlags.get();
   options.tuningCurve = tuningCurve;
 

@@ -109,6 +109,12 @@ static llvm::cl::opt<double> randomFraction(
     llvm::cl::desc("Share of each batch sampled uniformly; the rest comes "
                    "from the evolutionary search"),
     llvm::cl::init(0.5), llvm::cl::cat(collectCategory));
+static llvm::cl::opt<std::string> collectCostModel(
+    "cost-model",
+    llvm::cl::desc("The cost model the search's proposals are scored with "
+                   "(random: the evolution explores blind; --sampler=rdu "
+                   "needs another: xgboost, mamba, tlp, mlp)"),
+    llvm::cl::init("random"), llvm::cl::cat(collectCategory));
 static MeasureFlags measureFlags(collectCategory, [] {
   MeasureOptions defaults;
   defaults.warmup = 1;
@@ -143,6 +149,9 @@ static int collect(TuningDatabase &database) {
   options.seed = searchFlags.getSeed();
   options.batchSize = searchFlags.getBatchSize();
   options.randomFraction = randomFraction;
+  options.costModel = collectCostModel;
+  options.sampler = searchFlags.getSampler();
+  options.committeeMembers = searchFlags.getCommitteeMembers();
   options.measure = measureFlags.get();
   options.maxForeignLoad = maxForeignLoad;
   mlir::DialectRegistry registry;
@@ -157,8 +166,8 @@ static int collect(TuningDatabase &database) {
     failures += task.failures;
   }
   llvm::errs() << "collect: " << report->tuning.tasks.size() << " tasks, "
-               << trials << " programs on " << platformName << " ("
-               << failures << " failed), " << report->tuning.skipped.size()
+               << trials << " programs on " << platformName << " (" << failures
+               << " failed), " << report->tuning.skipped.size()
                << " tasks without a search space; " << report->guard.remeasured
                << " batches re-measured for foreign load, "
                << report->guard.referenceWaits

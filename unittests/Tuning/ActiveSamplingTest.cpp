@@ -314,4 +314,136 @@ TEST(ActiveSamplingTest, OfflineLoopRefusesBadOptions) {
   ASSERT_TRUE(bool(selected)) << llvm::toString(selected.takeError());
 }
 
+/// A model that keeps what it was last trained on; scores the first
+/// feature times the number of samples it saw with a positive first one.
+class RecordingModel : public CostModel {
+public:
+  llvm::StringRef getName() const override { return "recording"; }
+  llvm::Error update(llvm::ArrayRef<CostSample> samples) override {
+    seen = samples.vec();
+    return llvm::Error::success();
+  }
+  std::vector<double>
+  predict(llvm::ArrayRef<std::vector<float>> features) override {
+    double weight = 0;
+    for (const CostSample &sample : seen)
+      weight += sample.features[0] > 0;
+    std::vector<double> scores;
+    for (const std::vector<float> &program : features)
+      scores.push_back(program[0] * program[0] * weight);
+    return scores;
+  }
+  llvm::Error save(llvm::StringRef) const override {
+    return llvm::Error::success();
+  }
+  llvm::Error load(llvm::StringRef) override { return llvm::Error::success(); }
+  std::vector<CostSample> seen;
+};
+
+/// The committee's members each train on a bootstrap resample drawn task by
+/// task; their spread is zero before any training and where they agree.
+TEST(ActiveSamplingTest, CommitteeResamplesEachTaskAndSpreads) {
+  std::vector<RecordingModel *> made;
+  ModelCommittee committee(
+      [&](uint64_t) -> llvm::Expected<std::unique_ptr<CostModel>> {
+        auto model = std::make_unique<RecordingModel>();
+        made.push_back(model.get());
+        return std::move(model);
+      },
+      /*members=*/3, /*seed=*/1);
+  std::vector<std::vector<float>> programs = {{0}, {1}, {2}, {3}};
+  std::vector<double> modelScores = {0, 1, 4, 9};
+  EXPECT_EQ(committee.spread(programs, modelScores),
+            std::vector<float>(4, 0.0f));
+
+  // Task 0: 6 samples with first feature -1..-6; task 1: 4 with 1..4.
+  std::vector<CostSample> samples;
+  for (int i = 1; i <= 6; ++i)
+    samples.push_back({{float(-i)}, 0.5f, 0});
+  for (int i = 1; i <= 4; ++i)
+    samples.push_back({{float(i)}, 0.5f, 1});
+  ASSERT_FALSE(bool(committee.update(samples)));
+  ASSERT_EQ(made.size(), 3u);
+  std::set<std::vector<float>> resamples;
+  for (RecordingModel *member : made) {
+    ASSERT_EQ(member->seen.size(), samples.size());
+    unsigned inTask0 = 0;
+    std::vector<float> firsts;
+    for (const CostSample &sample : member->seen) {
+      // Drawn from its own task.
+      EXPECT_EQ(sample.group == 0, sample.features[0] < 0);
+      inTask0 += sample.group == 0;
+      firsts.push_back(sample.features[0]);
+    }
+    EXPECT_EQ(inTask0, 6u);
+    resamples.insert(firsts);
+  }
+  // Members see different resamples (with replacement).
+  EXPECT_GT(resamples.size(), 1u);
+  // Standardized, every member ranks the programs alike: no spread.
+  std::vector<float> spread = committee.spread(programs, modelScores);
+  ASSERT_EQ(spread.size(), 4u);
+  for (float value : spread)
+    EXPECT_NEAR(value, 0.0f, 1e-5);
+  // Scores that disagree with the members' order spread.
+  std::vector<double> reversed = {9, 4, 1, 0};
+  spread = committee.spread(programs, reversed);
+  EXPECT_GT(*std::max_element(spread.begin(), spread.end()), 0.5f);
+
+  // The same seed draws the same resamples.
+  std::vector<RecordingModel *> again;
+  ModelCommittee twin(
+      [&](uint64_t) -> llvm::Expected<std::unique_ptr<CostModel>> {
+        auto model = std::make_unique<RecordingModel>();
+        again.push_back(model.get());
+        return std::move(model);
+      },
+      3, 1);
+  ASSERT_FALSE(bool(twin.update(samples)));
+  for (size_t member = 0; member < 3; ++member)
+    for (size_t i = 0; i < samples.size(); ++i)
+      EXPECT_EQ(again[member]->seen[i].features,
+                made[member]->seen[i].features);
+
+  // A member that cannot be made stops the update with its error.
+  ModelCommittee broken(
+      [](uint64_t) -> llvm::Expected<std::unique_ptr<CostModel>> {
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "no checkpoint");
+      },
+      2, 1);
+  EXPECT_EQ(llvm::toString(broken.update(samples)), "no checkpoint");
+}
+
+TEST(ActiveSamplingTest, StandardizedFeaturesStandInForAnEmbedding) {
+  ProgramEmbeddings embedded =
+      standardizeFeatures({{1, 5, 0}, {3, 5, 2}, {5, 5, 4}});
+  ASSERT_EQ(embedded.width, 3u);
+  ASSERT_EQ(embedded.values.size(), 9u);
+  // Column 0: mean 3, deviation sqrt(8/3); the constant column is 0.
+  const float unit = float(2 / std::sqrt(8.0 / 3.0));
+  EXPECT_NEAR(embedded.values[0], -unit, 1e-5);
+  EXPECT_NEAR(embedded.values[3], 0, 1e-6);
+  EXPECT_NEAR(embedded.values[6], unit, 1e-5);
+  for (size_t program = 0; program < 3; ++program)
+    EXPECT_EQ(embedded.values[program * 3 + 1], 0.0f);
+  EXPECT_NEAR(embedded.values[8], unit, 1e-5);
+  EXPECT_EQ(standardizeFeatures({}).width, 0u);
+}
+
+/// The ensemble summary: each member standardized within its group, then
+/// the mean and spread per program.
+TEST(ActiveSamplingTest, EnsembleSummaryStandardizesWithinGroups) {
+  // Two members agree on group 0's order at different scales, and
+  // disagree on group 1's.
+  EnsembleView view = summarizeEnsemble(
+      {{1, 2, 3, 10, 20}, {10, 20, 30, 20, 10}}, {0, 0, 0, 1, 1});
+  ASSERT_EQ(view.uncertainty.size(), 5u);
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_NEAR(view.uncertainty[i], 0.0f, 1e-5);
+  EXPECT_NEAR(view.predictions[2], std::sqrt(1.5f), 1e-5);
+  EXPECT_NEAR(view.uncertainty[3], 1.0f, 1e-5);
+  EXPECT_NEAR(view.predictions[3], 0.0f, 1e-5);
+}
+
 } // namespace

@@ -195,24 +195,80 @@ TEST_F(SearchTest, CrossoverMixesWholeChains) {
 
 TEST_F(SearchTest, SamplerTopKAndEpsilon) {
   std::vector<double> scores = {0.1, 0.9, 0.5, 0.7, 0.3};
+  SamplerInput input;
+  input.scores = scores;
   std::mt19937_64 rng(1);
   auto greedy = createTopKEpsilonSampler(0.0);
-  std::vector<SamplerPick> picks = greedy->select(scores, 3, rng);
-  ASSERT_EQ(picks.size(), 3u);
-  EXPECT_EQ(picks[0].index, 1u);
-  EXPECT_EQ(picks[1].index, 3u);
-  EXPECT_EQ(picks[2].index, 2u);
-  EXPECT_FALSE(picks[0].exploratory);
+  EXPECT_FALSE(greedy->readsProgramViews());
+  auto picks = greedy->select(input, 3, rng);
+  ASSERT_TRUE(bool(picks)) << llvm::toString(picks.takeError());
+  ASSERT_EQ(picks->size(), 3u);
+  EXPECT_EQ((*picks)[0].index, 1u);
+  EXPECT_EQ((*picks)[1].index, 3u);
+  EXPECT_EQ((*picks)[2].index, 2u);
+  EXPECT_EQ((*picks)[0].reason, "top-k");
   // All random: distinct picks, as many as there are candidates at most.
   auto random = createTopKEpsilonSampler(1.0);
-  picks = random->select(scores, 10, rng);
-  ASSERT_EQ(picks.size(), 5u);
+  picks = random->select(input, 10, rng);
+  ASSERT_TRUE(bool(picks)) << llvm::toString(picks.takeError());
+  ASSERT_EQ(picks->size(), 5u);
   std::set<size_t> distinct;
-  for (SamplerPick pick : picks) {
-    EXPECT_TRUE(pick.exploratory);
+  for (SamplerPick pick : *picks) {
+    EXPECT_EQ(pick.reason, "epsilon");
     distinct.insert(pick.index);
   }
   EXPECT_EQ(distinct.size(), 5u);
+}
+
+/// The RDU sampler on a task whose candidates and measured programs lie on
+/// a plane (embeddings of width 2): each weight alone picks what it should.
+TEST_F(SearchTest, RduSamplerFollowsEachCriterion) {
+  // Candidates: A near the measured program with the best score, B far
+  // from it, C near, D the worst score; then the measured program M.
+  std::vector<double> scores = {1.0, 0.9, 0.95, 0.1};
+  std::vector<float> embeddings = {0, 0, 10, 0, 0.1f, 0, 0, 0, 0, 0.1f};
+  std::vector<float> uncertainty = {0.1f, 0.2f, 0.9f, 0.3f};
+  SamplerInput input;
+  input.scores = scores;
+  input.embeddingWidth = 2;
+  input.embeddings = embeddings;
+  input.uncertainty = uncertainty;
+  auto firstPick = [&](RduWeights weights) -> size_t {
+    std::mt19937_64 rng(1);
+    auto sampler = createRduSampler(weights);
+    EXPECT_TRUE(sampler->readsProgramViews());
+    auto picks = sampler->select(input, 2, rng);
+    EXPECT_TRUE(bool(picks)) << llvm::toString(picks.takeError());
+    if (!picks || picks->size() != 2)
+      return 99;
+    EXPECT_EQ((*picks)[0].reason, "rdu");
+    EXPECT_NE((*picks)[0].index, (*picks)[1].index);
+    return (*picks)[0].index;
+  };
+  // Exploitation alone: the best score.
+  EXPECT_EQ(firstPick({0, 0, 0, 1}), 0u);
+  // Uncertainty alone: where the committee disagrees most.
+  EXPECT_EQ(firstPick({1, 0, 0, 0}), 2u);
+  // Diversity (tilted by the predicted rank): the far candidate, not the
+  // better-scored ones beside the measured program.
+  EXPECT_EQ(firstPick({0, 1, 0, 0}), 1u);
+  // The online default weighs all four: C, the most uncertain of the
+  // well-scored ones (its neighbours are measured or as well scored).
+  EXPECT_EQ(firstPick(getDefaultOnlineRduWeights()), 2u);
+
+  // Without the views it reads, a clear error.
+  SamplerInput bare;
+  bare.scores = scores;
+  std::mt19937_64 rng(1);
+  auto picks = createRduSampler({})->select(bare, 2, rng);
+  ASSERT_FALSE(bool(picks));
+  EXPECT_NE(llvm::toString(picks.takeError()).find("rdu sampler: needs"),
+            std::string::npos);
+
+  auto unknown = createSampler("oracle", 0.1);
+  ASSERT_FALSE(bool(unknown));
+  EXPECT_EQ(llvm::toString(unknown.takeError()),
+            "unknown sampler 'oracle' (known: topk, rdu)");
 }
 
 TEST_F(SearchTest, TaskSchedulerArithmetic) {
@@ -504,6 +560,55 @@ TEST_F(SearchTest, TuningIsReproducible) {
       EXPECT_EQ(*applied, 1u);
     }
     EXPECT_EQ(runs[0], runs[1]) << model.str();
+  }
+}
+
+/// The RDU sampler in the search: reproducible, never measures a program
+/// twice, every search proposal is RDU's; the random cost model (no scores
+/// worth reading) and unknown samplers are refused with a clear error.
+TEST_F(SearchTest, TuningWithTheRduSampler) {
+  std::vector<std::vector<std::string>> runs;
+  for (int run = 0; run < 2; ++run) {
+    OwningOpRef<ModuleOp> module = parse(kMatmul);
+    extractTasks(*module);
+    auto db = TuningDatabase::open(tempPath("db"));
+    ASSERT_TRUE(bool(db));
+    TuningOptions options = smallOptions("xgboost");
+    options.sampler = "rdu";
+    Tuner tuner(**db, options, fakeMeasure);
+    auto report = tuner.tune(*module);
+    ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+    EXPECT_EQ(report->tasks[0].trials, 20u);
+    EXPECT_LE(report->tasks[0].bestSeconds, report->tasks[0].defaultSeconds);
+    std::vector<std::string> schedules = schedulesOf(**db);
+    std::set<std::string> distinct(schedules.begin(), schedules.end());
+    EXPECT_EQ(distinct.size(), schedules.size());
+    for (const TuningRecord &record :
+         (*db)->getRecords(report->tasks[0].key, "x86-avx512/1t"))
+      EXPECT_TRUE(record.proposer == "default" ||
+                  record.proposer == "xgboost/rdu")
+          << record.proposer;
+    runs.push_back(std::move(schedules));
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+
+  OwningOpRef<ModuleOp> module = parse(kMatmul);
+  extractTasks(*module);
+  for (auto [model, sampler, message] :
+       {std::tuple<const char *, const char *, const char *>{
+            "random", "rdu",
+            "the rdu sampler reads a cost model's scores and uncertainty, "
+            "which the random cost model does not have: use xgboost, mamba, "
+            "tlp or mlp"},
+        {"xgboost", "best", "unknown sampler 'best' (known: topk, rdu)"}}) {
+    auto db = TuningDatabase::open(tempPath("db"));
+    ASSERT_TRUE(bool(db));
+    TuningOptions options = smallOptions(model);
+    options.sampler = sampler;
+    Tuner tuner(**db, options, fakeMeasure);
+    auto report = tuner.tune(*module);
+    ASSERT_FALSE(bool(report));
+    EXPECT_EQ(llvm::toString(report.takeError()), message);
   }
 }
 
@@ -842,6 +947,20 @@ TEST_F(SearchTest, SearchRunsWithALearnedModel) {
       (*db)->getRecords(report->tasks[0].key, "x86-avx512/1t");
   EXPECT_TRUE(llvm::any_of(records, [](const TuningRecord &record) {
     return llvm::StringRef(record.proposer).starts_with("mamba/");
+  }));
+  // The RDU sampler reads the model's embeddings and a committee's spread.
+  auto rduDb = TuningDatabase::open(tempPath("db"));
+  ASSERT_TRUE(bool(rduDb));
+  TuningOptions rdu = options;
+  rdu.sampler = "rdu";
+  rdu.committeeMembers = 1;
+  Tuner rduTuner(**rduDb, rdu, fakeMeasure);
+  auto rduReport = rduTuner.tune(*module);
+  ASSERT_TRUE(bool(rduReport)) << llvm::toString(rduReport.takeError());
+  EXPECT_EQ(rduReport->tasks[0].trials, 12u);
+  records = (*rduDb)->getRecords(rduReport->tasks[0].key, "x86-avx512/1t");
+  EXPECT_TRUE(llvm::any_of(records, [](const TuningRecord &record) {
+    return record.proposer == "mamba/rdu";
   }));
   // A model file that does not exist stops the run with an error.
   options.costModelFile = tempPath("missing");

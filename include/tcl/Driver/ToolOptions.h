@@ -55,7 +55,7 @@ private:
   llvm::cl::opt<unsigned> parallelBuilds;
 };
 
-/// --seed and --batch-size of a search.
+/// --seed, --batch-size, --sampler and --committee-members of a search.
 class SearchFlags {
 public:
   SearchFlags(llvm::cl::OptionCategory &category, llvm::StringRef seedHelp,
@@ -63,10 +63,16 @@ public:
   uint64_t getSeed() const { return seed; }
   bool hasSeed() const { return seed.getNumOccurrences() > 0; }
   unsigned getBatchSize() const { return batchSize; }
+  /// Which candidates of a round to measure (createSampler's names).
+  const std::string &getSampler() const { return sampler; }
+  /// Models beside the search's whose spread is RDU's uncertainty.
+  unsigned getCommitteeMembers() const { return committeeMembers; }
 
 private:
   llvm::cl::opt<uint64_t> seed;
   llvm::cl::opt<unsigned> batchSize;
+  llvm::cl::opt<std::string> sampler;
+  llvm::cl::opt<unsigned> committeeMembers;
 };
 
 /// The pretrained checkpoint shipped for the learned cost model `name`:

@@ -78,8 +78,13 @@ struct CandidatePool {
 /// weights (1, 1, 1), 0.827 with (1, 1, 0.3), 0.834 with (1, 1, 0) and 0.795
 /// with (2, 1, 0); representativeness alone 0.587, random 0.658. The
 /// operator-type quotas stay whatever the weights.
+///
+/// `performance` weighs the predicted rank within the task alone (w_p * f):
+/// exploitation, which choosing training data does without (0) and a
+/// search that wants fast programs uses (the online sampler, Sampler.h).
 struct RduWeights {
-  double uncertainty = 1, diversity = 1, representativeness = 0.3;
+  double uncertainty = 1, diversity = 1, representativeness = 0.3,
+         performance = 0;
 };
 
 /// Chooses `count` programs of `pool` that are not `labeled` (one flag a
@@ -90,6 +95,56 @@ llvm::Expected<std::vector<size_t>>
 selectCandidates(const CandidatePool &pool, const std::vector<bool> &labeled,
                  size_t count, SamplingStrategy strategy,
                  const RduWeights &weights = {}, uint64_t seed = 1);
+
+/// What an ensemble says of each program: the mean of its members' scores
+/// and their spread (standard deviation), each member's scores first
+/// standardized within each group (`groups`, one a program): learned
+/// models' scores only rank the programs of one task, so members agree or
+/// not on that scale.
+struct EnsembleView {
+  std::vector<float> predictions, uncertainty;
+};
+EnsembleView summarizeEnsemble(llvm::ArrayRef<std::vector<double>> memberScores,
+                               llvm::ArrayRef<unsigned> groups);
+
+/// Programs as vectors to measure distances in, for a model without an
+/// embedding of its own (xgboost, random): each feature column centered and
+/// divided by its standard deviation over `features` (constant columns
+/// become 0).
+ProgramEmbeddings
+standardizeFeatures(llvm::ArrayRef<std::vector<float>> features);
+
+/// The uncertainty of a search's cost model, online: a committee of models
+/// of the same kind, each refitted on a bootstrap resample of the samples
+/// (drawn task by task, so every task keeps its size) whenever the search
+/// refits its model (bagging; METHOD.md §3 names ensembles). The spread of
+/// their scores and the search model's own is the uncertainty of a
+/// candidate. Members made by `makeMember` start as the search model does
+/// (e.g. from the same pretrained checkpoint).
+class ModelCommittee {
+public:
+  using MakeModel =
+      std::function<llvm::Expected<std::unique_ptr<CostModel>>(uint64_t seed)>;
+  ModelCommittee(MakeModel makeMember, unsigned members, uint64_t seed)
+      : makeMember(std::move(makeMember)), size(members), seed(seed) {}
+
+  /// Refits every member on its own resample of `samples`; makes the
+  /// members on the first call.
+  llvm::Error update(llvm::ArrayRef<CostSample> samples);
+  /// The spread of each program's standardized score over the members and
+  /// `modelScores` (the search model's scores of `features`); zeros before
+  /// the first update.
+  std::vector<float> spread(llvm::ArrayRef<std::vector<float>> features,
+                            llvm::ArrayRef<double> modelScores);
+  unsigned getNumMembers() const { return size; }
+
+private:
+  MakeModel makeMember;
+  unsigned size;
+  uint64_t seed;
+  unsigned updates = 0;
+  std::vector<std::unique_ptr<CostModel>> members;
+};
 
 /// The offline loop of selectTrainingPrograms.
 struct ProgramSelectionOptions {

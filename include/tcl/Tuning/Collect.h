@@ -51,6 +51,11 @@ struct CollectOptions {
   /// Share of each batch sampled uniformly; the rest comes from the
   /// evolutionary search.
   double randomFraction = 0.5;
+  /// The search's cost model, and which of its candidates to measure
+  /// (TuningOptions::sampler; "rdu" needs a model other than random).
+  std::string costModel = "random";
+  std::string sampler = "topk";
+  unsigned committeeMembers = 2;
   MeasureOptions measure;
   /// Re-measure a batch when other processes kept more than this many
   /// cores busy meanwhile; negative: no load guard.

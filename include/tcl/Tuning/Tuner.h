@@ -11,9 +11,11 @@
 //      untuned baseline, and a floor: the tuned result is never worse);
 //   2. a TaskScheduler picks the task to work on next;
 //   3. an evolutionary search (lib/Tuning/Evolution.h) proposes candidates
-//      for it, and a Sampler picks the batch among those not measured yet;
+//      for it, and a Sampler picks the batch among those not measured yet
+//      (top-k + epsilon, or RDU);
 //   4. the batch is measured (isolated worker), written to the database in
-//      one transaction, and the cost model is refitted on every record.
+//      one transaction, and the cost model is refitted on every record (and
+//      so is the RDU sampler's committee).
 //
 // Everything random comes from one seeded generator, so the same seed and
 // the same measurements give the same proposals. A run killed at any point
@@ -47,6 +49,11 @@ struct TuningOptions {
   unsigned population = 96;
   unsigned generations = 3;
   double epsilon = 0.1;
+  /// Which candidates of a round to measure (createSampler): "topk" (top-k
+  /// + epsilon) or "rdu" (METHOD.md §3, with a committee of
+  /// `committeeMembers` models of the cost model's kind for uncertainty).
+  std::string sampler = "topk";
+  unsigned committeeMembers = 2;
   std::string costModel = "xgboost";
   uint64_t seed = 1;
   /// Dataset collection (tcl-tuning-db collect) instead of tuning: every
