@@ -26,7 +26,10 @@
    run found (medians and ranges over the seeds), and the ratios to
    XGBoost, Tenset-MLP and random. Curves: <out>/<model>-curves.json. Plots:
    <out>/<model>-tuning.svg against trials and <model>-tuning-time.svg
-   against wall time (each model's median run).
+   against wall time (each model's median run). A contender "MODEL+rdu"
+   is that cost model with the RDU sampler (METHOD.md §3) choosing each
+   round's measurements instead of top-k + epsilon: --models
+   xgboost,xgboost+rdu,mamba,mamba+rdu compares the samplers.
 
 Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
        [--epochs N] [--trials N] [--held-out bert_encoder,resnet18]
@@ -177,16 +180,23 @@ def host_platform(build):
     return re.search(r"this host's, (x86-[a-z0-9]+)\)", help_text).group(1)
 
 
-def tune(build, graph, target, model, checkpoint, trials, out, name,
+def split_contender(contender):
+    """'mamba' or 'mamba+rdu': the cost model and the sampler."""
+    model, _, sampler = contender.partition("+")
+    return model, sampler or "topk"
+
+
+def tune(build, graph, target, contender, checkpoint, trials, out, name,
          defaults, seed):
-    database = os.path.join(out, f"{name}-{model}-{seed}.db")
+    model, sampler = split_contender(contender)
+    database = os.path.join(out, f"{name}-{contender}-{seed}.db")
     remove_database(database)
     shutil.copyfile(defaults, database)
     command = [os.path.join(build, "bin", "tcl-compile"), graph, "--tune",
                f"--target={target}", "--resume", f"--trials={trials}",
-               f"--cost-model={model}",
+               f"--cost-model={model}", f"--sampler={sampler}",
                f"--seed={seed}", f"--tuning-db={database}", "-o",
-               os.path.join(out, f"{name}-{model}-{seed}.so"),
+               os.path.join(out, f"{name}-{contender}-{seed}.so"),
                f"--cost-model-file={checkpoint or 'none'}"]
     start = time.perf_counter()
     result = run(command)
@@ -250,8 +260,9 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
         defaults, start = measure_defaults(build, onnx, out, name,
                                            platform_target)
         checkpoints = {}
-        for model in models:
-            if model in ("mamba", "tlp", "mlp"):
+        for contender in models:
+            model = split_contender(contender)[0]
+            if model in ("mamba", "tlp", "mlp") and model not in checkpoints:
                 checkpoints[model] = os.path.join(out,
                                                   f"without-{name}.{model}")
                 run([tool, "train", f"--data={data}", f"--model={model}",
@@ -261,9 +272,10 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
         runs = {model: [] for model in models}  # (curve, wall) per seed
         for seed in seeds:
             for model in models:
-                runs[model].append(tune(build, onnx, platform_target, model,
-                                        checkpoints.get(model), trials, out,
-                                        name, defaults, seed))
+                runs[model].append(tune(
+                    build, onnx, platform_target, model,
+                    checkpoints.get(split_contender(model)[0]), trials, out,
+                    name, defaults, seed))
         with open(os.path.join(out, f"{name}-curves.json"), "w") as saved:
             json.dump({"start": start, "runs": runs}, saved)
         finals = [curve[-1][1] for model in models
@@ -280,7 +292,7 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
               f"{target:.3f} ms. Medians over seeds, [min, max]; a run that "
               f"does not reach the target counts as {trials + 1} trials and "
               "its whole time.\n")
-        print("| cost model | final (ms) | trials to target | "
+        print("| cost model [+ sampler] | final (ms) | trials to target | "
               "seconds to target | "
               "total (s) | trials: xgboost / this | mlp / this | "
               "random / this | time: xgboost / this | mlp / this |")
@@ -363,7 +375,9 @@ def main():
     parser.add_argument("--ablation-platform", default="x86-avx512/1t")
     parser.add_argument("--skip-tuning", action="store_true")
     parser.add_argument("--models", default=",".join(MODELS),
-                        help="tuning: the cost models to compare")
+                        help="tuning: the cost models to compare; "
+                        "MODEL+rdu tunes with the RDU sampler instead of "
+                        "top-k + epsilon (e.g. xgboost,xgboost+rdu)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))

@@ -204,19 +204,20 @@ void readCacheSizes(HardwareFeatures &features) {
 
 } // namespace
 
-std::string mlir::tcl::describeHost() {
-  std::string model = "unknown CPU";
+std::string mlir::tcl::getHostCpuModel() {
   if (auto cpuinfo = llvm::MemoryBuffer::getFileAsStream("/proc/cpuinfo")) {
     llvm::SmallVector<llvm::StringRef> lines;
     (*cpuinfo)->getBuffer().split(lines, '\n');
     for (llvm::StringRef line : lines)
-      if (line.starts_with("model name")) {
-        model = line.split(':').second.trim().str();
-        break;
-      }
+      if (line.starts_with("model name"))
+        return line.split(':').second.trim().str();
   }
-  return model + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
-         " logical cores";
+  return "unknown CPU";
+}
+
+std::string mlir::tcl::describeHost() {
+  return getHostCpuModel() + " (" + getHostMachineName() + "), " +
+         std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " logical cores";
 }
 
 llvm::Expected<HardwareFeatures>
@@ -231,6 +232,8 @@ mlir::tcl::probeHardware(const Platform &platform) {
   readCacheSizes(features);
   features.peakGflops = measurePeakGflops(target, threads);
   features.bandwidthGBs = measureBandwidthGBs(threads);
+  features.cpuModel = getHostCpuModel();
+  features.machine = getHostMachineName();
   return features;
 }
 

@@ -6,6 +6,7 @@
 
 #include "tcl/Target/Platform.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
@@ -28,8 +29,8 @@ static constexpr TargetArch kTargetArchs[] = {
      "x86_64-unknown-linux-gnu", "x86-64-v4", "", 512},
     {"x86-avx2", TargetKind::CPU, IsaLevel::AVX2, "x86_64-unknown-linux-gnu",
      "x86-64-v3", "", 256},
-    {"x86-sse42", TargetKind::CPU, IsaLevel::SSE42,
-     "x86_64-unknown-linux-gnu", "x86-64-v2", "", 128},
+    {"x86-sse42", TargetKind::CPU, IsaLevel::SSE42, "x86_64-unknown-linux-gnu",
+     "x86-64-v2", "", 128},
     {"nvptx-sm90", TargetKind::GPU, IsaLevel::NVPTX, "nvptx64-nvidia-cuda",
      "sm_90", "+ptx80", 1024},
 };
@@ -119,8 +120,23 @@ const TargetArch &mlir::tcl::getHostTargetArch() {
   return *lookupTargetArch("x86-sse42");
 }
 
+std::string mlir::tcl::getHostMachineName() {
+  if (const char *forced = std::getenv("TCL_HOST_MACHINE"))
+    if (isValidMachineName(forced))
+      return forced;
+  std::string name = llvm::sys::getHostCPUName().lower();
+  return isValidMachineName(name) ? name : "generic";
+}
+
+bool mlir::tcl::isValidMachineName(llvm::StringRef name) {
+  return !name.empty() && llvm::all_of(name, [](char c) {
+    return llvm::isLower(c) || llvm::isDigit(c) || c == '.' || c == '_' ||
+           c == '-';
+  });
+}
+
 HardwareFeatures HardwareFeatures::fromTarget(const TargetArch &platform,
-                                                unsigned threads) {
+                                              unsigned threads) {
   HardwareFeatures features;
   features.threads = threads;
   features.vectorBits = platform.vectorBits;
@@ -150,6 +166,10 @@ std::string HardwareFeatures::toJson() const {
                             {"l3_kib", l3KiB},
                             {"peak_gflops", peakGflops},
                             {"bandwidth_gbs", bandwidthGBs}};
+  if (!cpuModel.empty())
+    object["cpu_model"] = cpuModel;
+  if (!machine.empty())
+    object["machine"] = machine;
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(object));
@@ -179,6 +199,8 @@ HardwareFeatures::fromJson(llvm::StringRef text) {
   features.l3KiB = number("l3_kib");
   features.peakGflops = number("peak_gflops");
   features.bandwidthGBs = number("bandwidth_gbs");
+  features.cpuModel = object->getString("cpu_model").value_or("").str();
+  features.machine = object->getString("machine").value_or("").str();
   return features;
 }
 
@@ -207,26 +229,40 @@ llvm::Expected<Platform> Platform::get(llvm::StringRef target,
   for (const TargetArch &arch : kTargetArchs)
     known.push_back(arch.name);
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unknown target '" + target +
-                                     "' (known: " + llvm::join(known, ", ") +
-                                     ")");
+                                 "unknown target '" + target + "' (known: " +
+                                     llvm::join(known, ", ") + ")");
 }
 
 llvm::Expected<Platform> Platform::parse(llvm::StringRef name) {
-  auto [target, threadsText] = name.split('/');
+  auto [base, machine] = name.split('@');
+  auto [target, threadsText] = base.split('/');
   unsigned threads = 0;
+  bool hasMachine = base.size() < name.size();
   if (!lookupTargetArch(target) || !threadsText.consume_back("t") ||
-      threadsText.getAsInteger(10, threads) || threads == 0)
+      threadsText.getAsInteger(10, threads) || threads == 0 ||
+      (hasMachine && !isValidMachineName(machine)))
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "platform '" + name +
-            "' is not <target>/<threads>t with a known "
-            "target (e.g. x86-avx512/1t)");
-  return Platform(*lookupTargetArch(target), threads);
+            "' is not <target>/<threads>t[@<machine>] with a known "
+            "target (e.g. x86-avx512/1t, x86-avx2/1t@znver4)");
+  return Platform(*lookupTargetArch(target), threads).onMachine(machine);
+}
+
+Platform Platform::onMachine(llvm::StringRef name) const {
+  assert((name.empty() || isValidMachineName(name)) && "bad machine name");
+  Platform result = *this;
+  result.machine = name.str();
+  return result;
+}
+
+std::string Platform::getNameWithoutMachine() const {
+  return (target->name + "/" + llvm::Twine(threads) + "t").str();
 }
 
 std::string Platform::getName() const {
-  return (target->name + "/" + llvm::Twine(threads) + "t").str();
+  return machine.empty() ? getNameWithoutMachine()
+                         : getNameWithoutMachine() + "@" + machine;
 }
 
 void Platform::setFeatures(const HardwareFeatures &probed) {

@@ -9,25 +9,39 @@
 #include "tcl/Transforms/TaskExtraction.h"
 
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::tcl;
 
 llvm::Expected<Platform> mlir::tcl::registerPlatform(TuningDatabase &database,
-                                                    const Platform &platform,
-                                                    bool probe) {
-  // Measuring code the host cannot execute would only record crashes.
-  if (probe)
+                                                     Platform platform,
+                                                     bool probe) {
+  if (probe) {
+    // Measuring code the host cannot execute would only record crashes.
     if (llvm::Error error = checkHostSupports(platform.getTarget()))
       return std::move(error);
+    // What is measured here is this machine's: another machine's figures
+    // for the same target are another platform.
+    std::string here = getHostMachineName();
+    if (platform.getMachine().empty())
+      platform = platform.onMachine(here);
+    else if (platform.getMachine() != here)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "cannot measure platform '" + platform.getName() +
+              "' here: this host is a " + here + " machine (measure on '" +
+              platform.getNameWithoutMachine() + "@" + here + "')");
+  }
   std::optional<Platform> stored = database.getPlatform(platform.getName());
   if (!stored)
     if (llvm::Error error = database.addPlatform(platform))
       return std::move(error);
   if (stored && (stored->getFeatures().isProbed() || !probe))
     return *stored;
-  Platform known(platform.getTarget(), platform.getThreads());
+  Platform known = Platform(platform.getTarget(), platform.getThreads())
+                       .onMachine(platform.getMachine());
   if (probe) {
     llvm::Expected<HardwareFeatures> probed = probeHardware(platform);
     if (!probed)
@@ -37,6 +51,47 @@ llvm::Expected<Platform> mlir::tcl::registerPlatform(TuningDatabase &database,
   if (llvm::Error error = database.setPlatformFeatures(known))
     return std::move(error);
   return known;
+}
+
+std::vector<std::string>
+mlir::tcl::getStandInPlatforms(TuningDatabase &database,
+                               const Platform &platform) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string &name) {
+    if (!llvm::is_contained(names, name) && database.getPlatform(name))
+      names.push_back(name);
+  };
+  add(platform.getNameWithoutMachine() + "@" + getHostMachineName());
+  add(platform.getName());
+  for (const Platform &other : database.getPlatforms())
+    if (other.getNameWithoutMachine() == platform.getNameWithoutMachine())
+      add(other.getName());
+  return names;
+}
+
+llvm::Expected<std::string>
+mlir::tcl::resolvePlatformName(TuningDatabase &database, llvm::StringRef name) {
+  if (database.getPlatform(name))
+    return name.str();
+  llvm::Expected<Platform> platform = Platform::parse(name);
+  if (!platform)
+    return platform.takeError();
+  std::vector<std::string> machines;
+  if (platform->getMachine().empty())
+    for (const Platform &other : database.getPlatforms())
+      if (other.getNameWithoutMachine() == platform->getName())
+        machines.push_back(other.getName());
+  std::string here = platform->getName() + "@" + getHostMachineName();
+  if (llvm::is_contained(machines, here))
+    return here;
+  if (machines.size() == 1)
+    return machines.front();
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      machines.empty()
+          ? "the database has no platform '" + name + "'"
+          : "platform '" + name + "' was measured on several machines: " +
+                llvm::join(machines, ", ") + " (name one)");
 }
 
 ScheduleOp mlir::tcl::parseStoredSchedule(llvm::StringRef text,
@@ -57,11 +112,14 @@ mlir::tcl::applyTunedSchedules(ModuleOp module, TuningDatabase &database,
   module.walk([&](ScheduleOp op) { scheduled.insert(op.getTask()); });
   unsigned applied = 0;
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  std::vector<std::string> standIns = getStandInPlatforms(database, platform);
   for (const TaskSummary &summary : summarizeTasks(module)) {
     if (scheduled.contains(summary.name))
       continue;
-    std::optional<TuningRecord> best =
-        database.getBest(summary.key, platform.getName());
+    std::optional<TuningRecord> best;
+    for (const std::string &name : standIns)
+      if ((best = database.getBest(summary.key, name)))
+        break;
     if (!best)
       continue;
     OwningOpRef<ModuleOp> holder;

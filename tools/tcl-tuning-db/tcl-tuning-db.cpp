@@ -31,6 +31,7 @@
 #include "tcl/Tuning/Database.h"
 #include "tcl/Tuning/Dataset.h"
 #include "tcl/Tuning/Evaluation.h"
+#include "tcl/Tuning/TunedSchedules.h"
 #include "tcl/Tuning/Tuner.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -75,7 +76,9 @@ static llvm::cl::opt<std::string> platformName(
     llvm::cl::desc("Platform to evaluate on or collect for, "
                    "<target>/<threads>t (x86-avx512/1t, x86-avx512/2t, "
                    "x86-avx2/1t, x86-sse42/1t; default: this host's with "
-                   "one thread)"),
+                   "one thread); measured here, it is tied to this host's "
+                   "machine (x86-avx512/1t@znver4); evaluate takes "
+                   "either form"),
     llvm::cl::init(mlir::tcl::getHostTargetArch().name.str() + "/1t"),
     llvm::cl::cat(toolCategory));
 
@@ -253,6 +256,11 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (command == "evaluate") {
+    // A platform named without its machine means this host's (or the only
+    // machine's) records.
+    auto evaluated = resolvePlatformName(**database, platformName);
+    if (!evaluated)
+      return fail(evaluated.takeError());
     mlir::DialectRegistry registry;
     registerTclDialects(registry);
     mlir::MLIRContext context(registry);
@@ -263,8 +271,7 @@ int main(int argc, char **argv) {
                     "---: | ---: | ---: | ---: | ---: |\n";
     for (const std::string &name : getCostModelNames()) {
       std::unique_ptr<CostModel> model = createCostModel(name, /*seed=*/1);
-      auto result =
-          evaluateCostModel(**database, platformName, *model, &context);
+      auto result = evaluateCostModel(**database, *evaluated, *model, &context);
       if (!result)
         return fail(result.takeError());
       llvm::outs() << llvm::formatv(

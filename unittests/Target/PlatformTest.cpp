@@ -25,14 +25,66 @@ TEST(PlatformTest, NamesParseBack) {
   EXPECT_EQ(*parsed, platform);
   EXPECT_NE(*parsed, Platform(*lookupTargetArch("x86-avx2"), 1));
   EXPECT_NE(*parsed, Platform(*lookupTargetArch("x86-sse42"), 2));
-  for (llvm::StringRef bad : {"x86-avx2", "x86-avx2/0t", "x86-avx2/2",
-                              "x86-avx1024/1t", "/1t", ""}) {
+  for (llvm::StringRef bad :
+       {"x86-avx2", "x86-avx2/0t", "x86-avx2/2", "x86-avx1024/1t", "/1t", "",
+        "x86-avx2/2t@", "x86-avx2/2t@Zen4", "x86-avx2/2t@zen 4",
+        "x86-avx2/2t@a@b"}) {
     llvm::Expected<Platform> refused = Platform::parse(bad);
     ASSERT_FALSE(bool(refused)) << bad.str();
     EXPECT_NE(llvm::toString(refused.takeError())
-                  .find("is not <target>/<threads>t with a known target"),
+                  .find("is not <target>/<threads>t[@<machine>] with a known "
+                        "target"),
               std::string::npos);
   }
+}
+
+/// A platform measured on a machine is named "<target>/<threads>t@<machine>":
+/// another platform than the same target on another machine or on none.
+TEST(PlatformTest, MachinesArePartOfTheIdentity) {
+  Platform plain(*lookupTargetArch("x86-avx512"), 1);
+  Platform zen = plain.onMachine("znver4");
+  EXPECT_EQ(zen.getName(), "x86-avx512/1t@znver4");
+  EXPECT_EQ(zen.getNameWithoutMachine(), "x86-avx512/1t");
+  EXPECT_EQ(zen.getMachine(), "znver4");
+  EXPECT_NE(zen, plain);
+  EXPECT_NE(zen, plain.onMachine("sapphirerapids"));
+  EXPECT_EQ(zen.onMachine(""), plain);
+  llvm::Expected<Platform> parsed = Platform::parse("x86-avx512/1t@znver4");
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(*parsed, zen);
+  EXPECT_TRUE(isValidMachineName("icelake-server"));
+  EXPECT_TRUE(isValidMachineName("x86-64-v4"));
+  EXPECT_FALSE(isValidMachineName(""));
+  EXPECT_FALSE(isValidMachineName("Zen4"));
+
+  // The host's machine: LLVM's name for its CPU, unless overridden.
+  EXPECT_TRUE(isValidMachineName(getHostMachineName()));
+  ASSERT_EQ(setenv("TCL_HOST_MACHINE", "test-machine", 1), 0);
+  std::string forced = getHostMachineName();
+  unsetenv("TCL_HOST_MACHINE");
+  EXPECT_EQ(forced, "test-machine");
+}
+
+/// The machine's CPU model and microarchitecture travel with the features;
+/// features stored before them read back as unknown.
+TEST(PlatformTest, FeaturesRoundTripTheMachine) {
+  HardwareFeatures features;
+  features.threads = 1;
+  features.peakGflops = 117;
+  features.cpuModel = "AMD EPYC 9654 96-Core Processor";
+  features.machine = "znver4";
+  std::optional<HardwareFeatures> back =
+      HardwareFeatures::fromJson(features.toJson());
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->cpuModel, features.cpuModel);
+  EXPECT_EQ(back->machine, "znver4");
+  EXPECT_EQ(back->peakGflops, 117);
+  std::optional<HardwareFeatures> old =
+      HardwareFeatures::fromJson("{\"threads\":1,\"peak_gflops\":50}");
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(old->cpuModel, "");
+  EXPECT_EQ(old->machine, "");
+  EXPECT_EQ(HardwareFeatures().toJson().find("machine"), std::string::npos);
 }
 
 /// Platform::get names the known targets when the one asked for is not.

@@ -612,6 +612,60 @@ TEST_F(SearchTest, TuningWithTheRduSampler) {
   }
 }
 
+/// Records of a target on this host's machine stand in for the platform
+/// first, then records tied to no machine, then other machines' (their
+/// schedules are valid on any machine of the target, if not tuned for it).
+TEST_F(SearchTest, TunedSchedulesPreferThisMachine) {
+  const TargetArch &avx512 = *lookupTargetArch("x86-avx512");
+  const std::string here = getHostMachineName();
+  {
+    // Tuned on another machine only: its schedules are used.
+    OwningOpRef<ModuleOp> module = parse(kMatmul);
+    extractTasks(*module);
+    auto db = TuningDatabase::open(tempPath("db"));
+    ASSERT_TRUE(bool(db));
+    TuningOptions options = smallOptions("random");
+    options.trials = 4;
+    options.platform = Platform(avx512).onMachine("other-machine");
+    Tuner tuner(**db, options, fakeMeasure);
+    auto report = tuner.tune(*module);
+    ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+    EXPECT_EQ(
+        (*db)
+            ->getRecords(report->tasks[0].key, "x86-avx512/1t@other-machine")
+            .size(),
+        4u);
+    auto applied = applyTunedSchedules(*module, **db, Platform(avx512));
+    ASSERT_TRUE(bool(applied)) << llvm::toString(applied.takeError());
+    EXPECT_EQ(*applied, 1u);
+  }
+  auto db = TuningDatabase::open(tempPath("db"));
+  ASSERT_TRUE(bool(db));
+  for (const Platform &platform :
+       {Platform(avx512).onMachine("other-machine"), Platform(avx512),
+        Platform(avx512).onMachine(here),
+        Platform(*lookupTargetArch("x86-avx2")).onMachine(here)})
+    ASSERT_FALSE(bool((*db)->addPlatform(platform)));
+  EXPECT_EQ(getStandInPlatforms(**db, Platform(avx512)),
+            (std::vector<std::string>{"x86-avx512/1t@" + here, "x86-avx512/1t",
+                                      "x86-avx512/1t@other-machine"}));
+  EXPECT_EQ(getStandInPlatforms(**db, Platform(avx512, 2)),
+            std::vector<std::string>{});
+
+  // A name without a machine resolves to this host's; one with a machine,
+  // or one the database has as it is, to itself.
+  auto resolved = resolvePlatformName(**db, "x86-avx2/1t");
+  ASSERT_TRUE(bool(resolved)) << llvm::toString(resolved.takeError());
+  EXPECT_EQ(*resolved, "x86-avx2/1t@" + here);
+  resolved = resolvePlatformName(**db, "x86-avx512/1t");
+  ASSERT_TRUE(bool(resolved)) << llvm::toString(resolved.takeError());
+  EXPECT_EQ(*resolved, "x86-avx512/1t");
+  resolved = resolvePlatformName(**db, "x86-sse42/1t");
+  ASSERT_FALSE(bool(resolved));
+  EXPECT_EQ(llvm::toString(resolved.takeError()),
+            "the database has no platform 'x86-sse42/1t'");
+}
+
 /// A tuning run killed (SIGKILL) in the middle of a batch loses only that
 /// batch; rerunning with resume continues to the same total without
 /// measuring anything twice.

@@ -30,8 +30,13 @@
 
 namespace mlir::tcl {
 
-/// The host's CPU model and logical core count, e.g. "AMD EPYC, 2 logical
-/// cores" (for datasets' manifests and benchmark tables).
+/// The host's CPU model name as /proc/cpuinfo gives it ("unknown CPU" if it
+/// does not).
+std::string getHostCpuModel();
+
+/// The host's CPU model, microarchitecture and logical core count, e.g.
+/// "AMD EPYC (znver4), 2 logical cores" (for datasets' manifests and
+/// benchmark tables).
 std::string describeHost();
 
 /// Probes the host for `platform` run on `threads` threads. Fails if the

@@ -65,10 +65,14 @@ struct HardwareFeatures {
   /// `threads` threads, and measured memory bandwidth (stream triad).
   double peakGflops = 0;
   double bandwidthGBs = 0;
+  /// The machine measured: its CPU's model name (/proc/cpuinfo, e.g. "AMD
+  /// EPYC 9654"; virtual machines may show less) and microarchitecture as
+  /// LLVM names it (getHostMachineName). Empty when unknown.
+  std::string cpuModel, machine;
 
   /// The static part: the platform's vector width and registers.
   static HardwareFeatures fromTarget(const TargetArch &platform,
-                                       unsigned threads);
+                                     unsigned threads);
   /// JSON object text (the database's platforms.features column).
   std::string toJson() const;
   /// Parses toJson's text; missing fields stay zero. nullopt if it is not a
@@ -101,10 +105,24 @@ llvm::Error checkHostSupports(const TargetArch &platform);
 /// target of the tools that compile code to run here.
 const TargetArch &getHostTargetArch();
 
+/// This host's microarchitecture as LLVM names it ("znver4", "icelake-server",
+/// "sapphirerapids"; "generic" when LLVM does not know it): what tells one
+/// machine's measurements from another's for the same target. The
+/// environment variable TCL_HOST_MACHINE=<name> overrides it (to keep the
+/// data of two hosts apart by hand, and in tests).
+std::string getHostMachineName();
+
+/// Whether `name` can name a machine: lower-case letters, digits, '.', '_'
+/// and '-', not empty.
+bool isValidMachineName(llvm::StringRef name);
+
 /// What code runs on: a target architecture, the threads its kernels use
 /// (parallel loops run on an OpenMP team of that size; 1 keeps code
-/// sequential), and the hardware features of the machine (the table's
-/// static part until probed ones are set).
+/// sequential), optionally the machine it runs on (its microarchitecture:
+/// measurements of one target on two machines are two platforms), and the
+/// hardware features of the machine (the table's static part until probed
+/// ones are set). Compiling needs no machine; measuring ties a platform to
+/// the host's (registerPlatform).
 class Platform {
 public:
   /// `threads` must be at least 1 (Platform::get checks).
@@ -116,28 +134,38 @@ public:
   /// or for 0 threads.
   static llvm::Expected<Platform> get(llvm::StringRef target,
                                       unsigned threads = 1);
-  /// Parses getName()'s form "<target>/<threads>t" (e.g. "x86-avx512/2t").
+  /// Parses getName()'s form "<target>/<threads>t[@<machine>]" (e.g.
+  /// "x86-avx512/2t", "x86-avx2/1t@znver4").
   static llvm::Expected<Platform> parse(llvm::StringRef name);
 
   const TargetArch &getTarget() const { return *target; }
   llvm::StringRef getTargetName() const { return target->name; }
   unsigned getThreads() const { return threads; }
-  /// "<target>/<threads>t".
+  /// The machine measured on; empty for a platform not tied to one.
+  llvm::StringRef getMachine() const { return machine; }
+  /// This platform on `machine` (a valid machine name, or empty: on none).
+  Platform onMachine(llvm::StringRef machine) const;
+  /// "<target>/<threads>t", then "@<machine>" if tied to one.
   std::string getName() const;
+  /// "<target>/<threads>t" whatever the machine.
+  std::string getNameWithoutMachine() const;
   const HardwareFeatures &getFeatures() const { return features; }
   /// Replaces the features (e.g. probed or stored ones); their thread count
   /// is the platform's.
   void setFeatures(const HardwareFeatures &probed);
 
-  /// Same target and threads (features are what is known, not identity).
+  /// Same target, threads and machine (features are what is known, not
+  /// identity).
   bool operator==(const Platform &other) const {
-    return target == other.target && threads == other.threads;
+    return target == other.target && threads == other.threads &&
+           machine == other.machine;
   }
   bool operator!=(const Platform &other) const { return !(*this == other); }
 
 private:
   const TargetArch *target;
   unsigned threads;
+  std::string machine;
   HardwareFeatures features;
 };
 

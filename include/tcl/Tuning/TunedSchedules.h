@@ -28,7 +28,20 @@ namespace mlir::tcl {
 /// caller measures on this machine: it fails, before anything is stored, if
 /// this host cannot execute the platform's code.
 llvm::Expected<Platform> registerPlatform(TuningDatabase &database,
-                                          const Platform &platform, bool probe);
+                                          Platform platform, bool probe);
+
+/// The platforms of `database` whose records stand for `platform` on this
+/// host, best first: `platform` on this host's machine, `platform` as named,
+/// then the same target and threads measured on other machines.
+std::vector<std::string> getStandInPlatforms(TuningDatabase &database,
+                                             const Platform &platform);
+
+/// The name of `database`'s platform that `name` means: `name` itself if the
+/// database has it; for a name without a machine, the platform on this
+/// host's machine, else the only machine's. An error naming the choices
+/// when several machines have it, or none.
+llvm::Expected<std::string> resolvePlatformName(TuningDatabase &database,
+                                                llvm::StringRef name);
 
 /// Parses a schedule stored as text (a database record) in `context`.
 /// `holder` keeps the parsed module alive; null if it does not parse.
@@ -36,7 +49,8 @@ ScheduleOp parseStoredSchedule(llvm::StringRef text, MLIRContext *context,
                                OwningOpRef<ModuleOp> &holder);
 
 /// Adds to `module` (tasks extracted) the best schedule the database holds
-/// for each task on the platform; returns how many tasks got one.
+/// for each task on the platform (on the first of getStandInPlatforms that
+/// has the task); returns how many tasks got one.
 llvm::Expected<unsigned> applyTunedSchedules(ModuleOp module,
                                              TuningDatabase &database,
                                              const Platform &platform);
