@@ -175,8 +175,8 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
     }
   }
   if (!options.knowledgeBasePath.empty())
-    if (llvm::Error error =
-            continual->saveKnowledgeBase(options.knowledgeBasePath))
+    if (llvm::Error error = continual->saveKnowledgeBase(
+            options.knowledgeBasePath, options.platforms))
       return std::move(error);
   if (options.baselines) {
     std::vector<CostSample> samples = makeSamples(everything);

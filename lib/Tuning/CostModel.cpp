@@ -26,6 +26,14 @@ CostModel::embed(llvm::ArrayRef<std::vector<float>>) {
           " cost model has no embedding of programs (mamba, tlp and mlp do)");
 }
 
+llvm::Error CostModel::startActiveColumn() {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "the " + getName() +
+          " cost model has no active column to learn a new platform in "
+          "(mamba, tlp and mlp loaded from a file do)");
+}
+
 namespace {
 
 llvm::Error modelError(const llvm::Twine &message) {

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/LearnedCostModel.h"
+#include "tcl/Tuning/Learned/ContinualModel.h"
 #include "tcl/Tuning/Learned/RankingModel.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -99,6 +100,10 @@ public:
     train.epochs = trained ? options.fineTuneEpochs : options.epochs;
     train.minSteps = trained ? options.fineTuneMinSteps : 0;
     train.seed = seed + updates++;
+    // The active column starts as a copy of the trained knowledge base:
+    // it fine-tunes.
+    if (continual)
+      return continual->learnOnline(set, train);
     if (llvm::Error error = model->train(set, train))
       return error;
     trained = true;
@@ -108,6 +113,17 @@ public:
   std::vector<double>
   predict(llvm::ArrayRef<std::vector<float>> features) override {
     std::vector<double> scores(features.size(), 0.0);
+    if (continual) {
+      auto predicted = runColumn(features, /*embedding=*/false);
+      if (!predicted) {
+        // As below: a scoring failure leaves the search ranking at random.
+        llvm::consumeError(predicted.takeError());
+        return scores;
+      }
+      for (auto [score, value] : llvm::zip(scores, *predicted))
+        score = value;
+      return scores;
+    }
     if (!model || features.empty())
       return scores;
     const learned::ModelConfig &config = model->getConfig();
@@ -132,6 +148,13 @@ public:
 
   llvm::Expected<ProgramEmbeddings>
   embed(llvm::ArrayRef<std::vector<float>> features) override {
+    if (continual) {
+      auto values = runColumn(features, /*embedding=*/true);
+      if (!values)
+        return values.takeError();
+      return ProgramEmbeddings{continual->getEmbeddingWidth(),
+                               std::move(*values)};
+    }
     if (!model)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      getName() +
@@ -188,6 +211,8 @@ public:
               "': retrain it (tcl-cost-model train)");
     adopt(std::move(*loaded));
     trained = true;
+    loadedFrom = path.str();
+    continual.reset();
     return llvm::Error::success();
   }
 
@@ -195,7 +220,44 @@ public:
     return model ? model->numParameters() : 0;
   }
 
+  std::vector<std::string> getLearnedPlatforms() const override {
+    return model ? model->getConfig().platforms : std::vector<std::string>();
+  }
+  void setLearnedPlatforms(std::vector<std::string> platforms) override {
+    if (model)
+      model->setPlatforms(std::move(platforms));
+  }
+
+  llvm::Error startActiveColumn() override {
+    if (loadedFrom.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          getName() + ": an active column needs a model loaded from a file "
+                      "(its knowledge base)");
+    auto made = learned::ContinualModel::fromKnowledgeBase(loadedFrom, {});
+    if (!made)
+      return made.takeError();
+    continual = std::move(*made);
+    continual->setThreads(options.threads);
+    return llvm::Error::success();
+  }
+
 private:
+  /// The active column's scores (or embeddings) of `features`.
+  llvm::Expected<std::vector<float>>
+  runColumn(llvm::ArrayRef<std::vector<float>> features, bool embedding) {
+    std::vector<CostSample> samples;
+    samples.reserve(features.size());
+    for (const std::vector<float> &program : features)
+      samples.push_back({program, 0.0f, 0});
+    auto set = makeProgramSet(samples, getFeatureKind());
+    if (!set)
+      return set.takeError();
+    using Column = learned::ContinualModel::Column;
+    return embedding ? continual->embed(*set, Column::Active)
+                     : continual->predict(*set, Column::Active);
+  }
+
   /// Takes `made` as the model, with this cost model's scoring settings.
   void adopt(std::unique_ptr<learned::RankingModel> made) {
     model = std::move(made);
@@ -208,6 +270,10 @@ private:
   uint64_t seed;
   LearnedModelOptions options;
   std::unique_ptr<learned::RankingModel> model;
+  /// Set by startActiveColumn: the loaded model as the knowledge base, and
+  /// the active column that learns and scores instead of it.
+  std::unique_ptr<learned::ContinualModel> continual;
+  std::string loadedFrom;
   bool trained = false;
   unsigned updates = 0;
 };

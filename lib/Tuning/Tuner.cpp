@@ -15,6 +15,7 @@
 #include "tcl/Tuning/TunedSchedules.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Process.h"
 
@@ -94,6 +95,15 @@ private:
 };
 
 } // namespace
+
+/// Whether a checkpoint that learned `learned` (platform names) knows
+/// `platform`: its name, or, for a name recorded without a machine (data
+/// older than machine identities), the same target and threads.
+static bool learnedPlatform(llvm::ArrayRef<std::string> learned,
+                            const Platform &platform) {
+  return llvm::is_contained(learned, platform.getName()) ||
+         llvm::is_contained(learned, platform.getNameWithoutMachine());
+}
 
 /// Records a measured sample of `task` (`genome` null for a default
 /// schedule or a record without a well-formed genome).
@@ -300,6 +310,22 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
       model = createCostModel("xgboost", options.seed);
     } else {
       fromFile = true;
+    }
+  }
+  // A checkpoint that names the platforms it learned, none of them this
+  // one: it stays as it is (the knowledge base) and an active column
+  // learns this platform from the run's measurements.
+  bool activeColumn = false;
+  if (fromFile) {
+    std::vector<std::string> learned = model->getLearnedPlatforms();
+    if (!learned.empty() && !learnedPlatform(learned, platform)) {
+      if (llvm::Error error = model->startActiveColumn())
+        return std::move(error);
+      activeColumn = true;
+      (out ? *out : llvm::errs())
+          << "tuning: the cost model learned " << llvm::join(learned, ", ")
+          << ", not " << platform.getName()
+          << ": an active column learns it online\n";
     }
   }
   auto sampler = createSampler(options.sampler, options.epsilon);

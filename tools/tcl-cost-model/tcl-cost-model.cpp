@@ -555,13 +555,23 @@ llvm::Error trainAndReport(Data &data, llvm::StringRef name,
   auto all = data.featuresFor(model->getFeatureKind(), context);
   if (!all)
     return all.takeError();
-  std::vector<CostSample> samples = makeSamples(data.trainingGroups(**all));
+  std::vector<FeaturizedGroup> training = data.trainingGroups(**all);
+  std::vector<CostSample> samples = makeSamples(training);
   auto start = std::chrono::steady_clock::now();
   if (llvm::Error updateError = model->update(samples))
     return updateError;
   double trainSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  // The file names the platforms it learned (with those of the model it
+  // started from): a search elsewhere learns its platform in an active
+  // column.
+  std::set<std::string> learned;
+  for (const std::string &platform : model->getLearnedPlatforms())
+    learned.insert(platform);
+  for (const FeaturizedGroup &group : training)
+    learned.insert(group.platform);
+  model->setLearnedPlatforms({learned.begin(), learned.end()});
   if (!save.empty())
     if (llvm::Error saveError = model->save(save))
       return saveError;

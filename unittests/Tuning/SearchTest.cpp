@@ -960,6 +960,50 @@ TEST_F(SearchTest, LearnedCheckpointOfAnotherFeatureLayoutIsRefused) {
   }
 }
 
+/// A checkpoint names the platforms it learned: on another one the search
+/// learns in an active column beside it (and says so); on one of them it
+/// fine-tunes the checkpoint as before.
+TEST_F(SearchTest, CheckpointOfOtherPlatformsLearnsInAnActiveColumn) {
+  for (bool known : {false, true}) {
+    learned::ModelConfig config(learned::ModelKind::Mamba, 32,
+                                Tokenizer::kWidth);
+    config.inputs = getFeatureLayout(FeatureKind::Sequence);
+    config.platforms = {known ? "x86-avx512/1t" : "x86-sse42/1t@elsewhere"};
+    auto made = learned::RankingModel::create(config);
+    ASSERT_TRUE(bool(made)) << llvm::toString(made.takeError());
+    std::string path = tempPath("checkpoint");
+    ASSERT_FALSE((*made)->save(path));
+
+    OwningOpRef<ModuleOp> module = parse(kMatmul);
+    extractTasks(*module);
+    auto db = TuningDatabase::open(tempPath("db"));
+    ASSERT_TRUE(bool(db));
+    TuningOptions options = smallOptions("mamba");
+    options.trials = 8;
+    options.costModelFile = path;
+    std::string progress;
+    llvm::raw_string_ostream os(progress);
+    Tuner tuner(**db, options, fakeMeasure);
+    auto report = tuner.tune(*module, &os);
+    ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+    EXPECT_EQ(report->tasks[0].trials, 8u);
+    bool said =
+        os.str().find("tuning: the cost model learned "
+                      "x86-sse42/1t@elsewhere, not x86-avx512/1t: an "
+                      "active column learns it online") != std::string::npos;
+    EXPECT_EQ(said, !known) << os.str();
+  }
+  // Only a learned model loaded from a file has a column to start.
+  llvm::Error error = createCostModel("xgboost", 1)->startActiveColumn();
+  ASSERT_TRUE(bool(error));
+  EXPECT_NE(llvm::toString(std::move(error)).find("no active column"),
+            std::string::npos);
+  error = createCostModel("mamba", 1)->startActiveColumn();
+  ASSERT_TRUE(bool(error));
+  EXPECT_NE(llvm::toString(std::move(error)).find("loaded from a file"),
+            std::string::npos);
+}
+
 /// The ablations clear exactly one part of the features, in every row.
 TEST_F(SearchTest, ClearingAFeaturePartZeroesItsColumns) {
   constexpr unsigned kToken = Tokenizer::kTokenWidth,

@@ -79,6 +79,16 @@ public:
   embed(llvm::ArrayRef<std::vector<float>> features);
   virtual llvm::Error save(llvm::StringRef path) const = 0;
   virtual llvm::Error load(llvm::StringRef path) = 0;
+  /// The platforms whose measurements trained the model, kept in its file
+  /// (empty: not recorded, or a model that keeps none: xgboost, random).
+  virtual std::vector<std::string> getLearnedPlatforms() const { return {}; }
+  virtual void setLearnedPlatforms(std::vector<std::string> platforms) {}
+  /// From now on the loaded model stays frozen as a knowledge base and
+  /// update() trains an active column that reads it laterally (METHOD.md
+  /// §4, learned::ContinualModel::learnOnline), which scores and embeds:
+  /// how a search learns a platform its checkpoint has not. An error for a
+  /// model that cannot (not learned, or nothing loaded).
+  virtual llvm::Error startActiveColumn();
   /// Learned parameters (weights, or tree nodes), 0 if none.
   virtual size_t getNumParameters() const { return 0; }
 };

@@ -80,6 +80,8 @@ llvm::Error ModelImpl::save(llvm::StringRef path) const {
   os << "seed " << config.seed << "\n";
   if (!config.inputs.empty())
     os << "inputs " << config.inputs << "\n";
+  if (!config.platforms.empty())
+    os << "platforms " << llvm::join(config.platforms, ",") << "\n";
   for (const ConfigField &f : kConfigFields)
     os << f.name << " " << config.*f.field << "\n";
   os << "normalized " << (normalized ? 1 : 0) << "\n";
@@ -172,6 +174,13 @@ ModelImpl::load(llvm::StringRef path) {
       if (words.size() != 2)
         return fail("bad line '" + *line + "'");
       config.inputs = words[1].str();
+    } else if (key == "platforms") {
+      if (words.size() != 2)
+        return fail("bad line '" + *line + "'");
+      llvm::SmallVector<llvm::StringRef> names;
+      words[1].split(names, ',', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef name : names)
+        config.platforms.push_back(name.str());
     } else if (key == "normalized") {
       if (!number(1, value) || value > 1)
         return fail("bad line '" + *line + "'");

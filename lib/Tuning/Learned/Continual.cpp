@@ -65,10 +65,7 @@ struct ContinualModel::Impl {
   /// The active column's scores of a batch, reading the KB laterally.
   torch::Tensor activeScore(const float *inputs, int64_t count,
                             unsigned length) {
-    torch::Tensor fromKnowledge = knowledgeEmbedding(inputs, count, length);
-    auto [x, mask] = active->prepare(inputs, count, length);
-    return active->net->head(active->net->embed(x, mask) +
-                             lateral(fromKnowledge));
+    return active->net->head(activeEmbedding(inputs, count, length));
   }
 
   /// The KB's Fisher information on `data` joins the penalty; the anchor
@@ -99,42 +96,9 @@ struct ContinualModel::Impl {
         return error;
       return consolidate(data, train);
     }
-    // CL: a fresh active column (seeded apart from the KB's) learns the
-    // platform, reading the frozen KB.
-    ModelConfig columnConfig = config;
-    columnConfig.seed = config.seed + 1000003ull * platforms;
-    auto made = ModelImpl::make(columnConfig);
-    if (!made)
-      return made.takeError();
-    active = std::move(*made);
-    if (options.activeFromKnowledge) {
-      torch::NoGradGuard noGrad;
-      std::vector<torch::Tensor> from = knowledge->net->parameters();
-      std::vector<torch::Tensor> to = active->net->parameters();
-      for (size_t i = 0; i < to.size(); ++i)
-        to[i].copy_(from[i]);
-      active->setNormalization(knowledge->mean, knowledge->stddev);
-    } else {
-      active->computeNormalization(data);
-    }
-    {
-      torch::manual_seed(columnConfig.seed);
-      lateral = Lateral(knowledge->net->getEmbeddingWidth(), options.gateInit);
-    }
-    std::vector<torch::Tensor> parameters = active->net->parameters();
-    for (const torch::Tensor &p : lateral->parameters())
-      parameters.push_back(p);
-    active->net->train();
-    llvm::Error error = runTraining(
-        *active, data, train, parameters,
-        [&](const TrainingBatch &batch) {
-          return rankingLoss(
-              activeScore(batch.inputs, batch.count, batch.length), batch,
-              train);
-        },
-        getLossKindName(train.loss));
-    active->net->eval();
-    if (error)
+    if (llvm::Error error = startActive(data))
+      return error;
+    if (llvm::Error error = trainActive(data, train))
       return error;
 
     // KD: the KB learns the active column's scores, held near what it knew
@@ -146,7 +110,7 @@ struct ContinualModel::Impl {
     distill.averagedFraction = 0;
     distill.seed = train.seed + 2;
     knowledge->net->train();
-    error = runTraining(
+    llvm::Error error = runTraining(
         *knowledge, data, distill, knowledge->net->parameters(),
         [&](const TrainingBatch &batch) {
           torch::Tensor teacher;
@@ -166,20 +130,77 @@ struct ContinualModel::Impl {
     return consolidate(data, train);
   }
 
-  /// Scores by one column, in the KB's forward passes (cropped, by length,
-  /// on the training's threads).
-  llvm::Expected<std::vector<float>> score(const ProgramSet &programs,
-                                           Column column) {
+  /// CL's column: a fresh active column (seeded apart from the KB's) and
+  /// its lateral connection, to learn a platform reading the frozen KB.
+  llvm::Error startActive(const ProgramSet &data) {
+    ModelConfig columnConfig = config;
+    columnConfig.seed = config.seed + 1000003ull * platforms;
+    auto made = ModelImpl::make(columnConfig);
+    if (!made)
+      return made.takeError();
+    active = std::move(*made);
+    if (options.activeFromKnowledge) {
+      torch::NoGradGuard noGrad;
+      std::vector<torch::Tensor> from = knowledge->net->parameters();
+      std::vector<torch::Tensor> to = active->net->parameters();
+      for (size_t i = 0; i < to.size(); ++i)
+        to[i].copy_(from[i]);
+    }
+    // A copy keeps the KB's normalization, unless the KB was loaded
+    // untrained (it has none).
+    if (options.activeFromKnowledge && knowledge->normalized)
+      active->setNormalization(knowledge->mean, knowledge->stddev);
+    else
+      active->computeNormalization(data);
+    torch::manual_seed(columnConfig.seed);
+    lateral = Lateral(knowledge->net->getEmbeddingWidth(), options.gateInit);
+    return llvm::Error::success();
+  }
+
+  /// CL's training: the active column and its lateral connection learn
+  /// `data` with the ranking loss, the KB frozen.
+  llvm::Error trainActive(const ProgramSet &data, const TrainOptions &train) {
+    std::vector<torch::Tensor> parameters = active->net->parameters();
+    for (const torch::Tensor &p : lateral->parameters())
+      parameters.push_back(p);
+    active->net->train();
+    llvm::Error error = runTraining(
+        *active, data, train, parameters,
+        [&](const TrainingBatch &batch) {
+          return rankingLoss(
+              activeScore(batch.inputs, batch.count, batch.length), batch,
+              train);
+        },
+        getLossKindName(train.loss));
+    active->net->eval();
+    return error;
+  }
+
+  /// The active column's pooled representation with the lateral term.
+  torch::Tensor activeEmbedding(const float *inputs, int64_t count,
+                                unsigned length) {
+    torch::Tensor fromKnowledge = knowledgeEmbedding(inputs, count, length);
+    auto [x, mask] = active->prepare(inputs, count, length);
+    return active->net->embed(x, mask) + lateral(fromKnowledge);
+  }
+
+  /// Scores (or embeddings) by one column, in the KB's forward passes
+  /// (cropped, by length, on the training's threads).
+  llvm::Expected<std::vector<float>> run(const ProgramSet &programs,
+                                         Column column, bool embedding) {
     const size_t perProgram = size_t(programs.rows) * programs.width;
     std::vector<const float *> pointers(programs.size());
     for (size_t i = 0; i < pointers.size(); ++i)
       pointers[i] = programs.inputs.data() + i * perProgram;
-    if (column == Column::Active && active)
-      return knowledge->forward(
-          pointers, 1, [&](const float *batch, int64_t count, unsigned length) {
-            return activeScore(batch, count, length);
-          });
-    return knowledge->predict(pointers);
+    if (column == Column::KnowledgeBase || !active)
+      return embedding ? knowledge->embed(pointers)
+                       : knowledge->predict(pointers);
+    return knowledge->forward(
+        pointers, embedding ? knowledge->net->getEmbeddingWidth() : 1,
+        [&](const float *batch, int64_t count, unsigned length) {
+          return embedding ? activeEmbedding(batch, count, length)
+                           : activeScore(batch, count, length);
+        });
   }
 };
 
@@ -210,6 +231,71 @@ ContinualModel::create(const ModelConfig &config,
                  });
 }
 
+llvm::Expected<std::unique_ptr<ContinualModel>>
+ContinualModel::fromKnowledgeBase(llvm::StringRef path,
+                                  const ContinualOptions &options) {
+  auto knowledge = ModelImpl::load(path);
+  if (!knowledge)
+    return knowledge.takeError();
+  return guarded("making a continual model of a knowledge base",
+                 [&]() -> llvm::Expected<std::unique_ptr<ContinualModel>> {
+                   auto impl = std::make_unique<Impl>();
+                   impl->config = (*knowledge)->config;
+                   impl->options = options;
+                   impl->knowledge = std::move(*knowledge);
+                   impl->elastic = std::make_unique<ElasticWeights>(
+                       impl->knowledge->net->parameters());
+                   impl->platforms = 1;
+                   return std::unique_ptr<ContinualModel>(
+                       new ContinualModel(std::move(impl)));
+                 });
+}
+
+llvm::Error ContinualModel::learnOnline(const ProgramSet &data,
+                                        const TrainOptions &train) {
+  if (impl->platforms == 0)
+    return makeError("learnOnline: the knowledge base has learned nothing "
+                     "yet (learn a platform first)");
+  if (llvm::Error error =
+          impl->knowledge->checkShape(data.rows, data.width, "learnOnline"))
+    return error;
+  if (llvm::Error error = data.verify())
+    return error;
+  if (data.size() == 0)
+    return makeError("learnOnline: no programs");
+  return guarded("learning a platform online", [&]() -> llvm::Error {
+    useThreads(train.threads);
+    impl->knowledge->threads = train.threads;
+    if (!impl->active)
+      if (llvm::Error error = impl->startActive(data))
+        return error;
+    return impl->trainActive(data, train);
+  });
+}
+
+bool ContinualModel::hasActiveColumn() const { return bool(impl->active); }
+
+void ContinualModel::setThreads(unsigned threads) {
+  impl->knowledge->threads = threads;
+}
+
+llvm::Expected<std::vector<float>>
+ContinualModel::embed(const ProgramSet &programs, Column column) const {
+  if (llvm::Error error =
+          impl->knowledge->checkShape(programs.rows, programs.width, "embed"))
+    return std::move(error);
+  return guarded("embedding programs",
+                 [&]() -> llvm::Expected<std::vector<float>> {
+                   return impl->run(programs, column, /*embedding=*/true);
+                 });
+}
+
+unsigned ContinualModel::getEmbeddingWidth() const {
+  return unsigned(impl->knowledge->net->getEmbeddingWidth());
+}
+
+const ModelConfig &ContinualModel::getConfig() const { return impl->config; }
+
 llvm::Error ContinualModel::learnPlatform(const ProgramSet &data,
                                           const TrainOptions &train) {
   if (llvm::Error error =
@@ -234,13 +320,16 @@ ContinualModel::predict(const ProgramSet &programs, Column column) const {
     return std::move(error);
   return guarded("scoring programs",
                  [&]() -> llvm::Expected<std::vector<float>> {
-                   return impl->score(programs, column);
+                   return impl->run(programs, column, /*embedding=*/false);
                  });
 }
 
-llvm::Error ContinualModel::saveKnowledgeBase(llvm::StringRef path) const {
+llvm::Error
+ContinualModel::saveKnowledgeBase(llvm::StringRef path,
+                                  llvm::ArrayRef<std::string> platforms) const {
   if (impl->platforms == 0)
     return makeError("the continual model has learned no platform to save");
+  impl->knowledge->config.platforms = platforms.vec();
   return guarded("saving the knowledge base",
                  [&] { return impl->knowledge->save(path); });
 }

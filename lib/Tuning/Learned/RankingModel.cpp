@@ -70,6 +70,9 @@ bool RankingModel::isNormalized() const { return impl->normalized; }
 void RankingModel::setChunkSize(unsigned chunkSize) {
   impl->chunkSize = chunkSize ? chunkSize : 64;
 }
+void RankingModel::setPlatforms(std::vector<std::string> platforms) {
+  impl->config.platforms = std::move(platforms);
+}
 void RankingModel::setThreads(unsigned threads) { impl->threads = threads; }
 void RankingModel::setCropPadding(bool crop) { impl->cropPadding = crop; }
 

@@ -203,4 +203,66 @@ TEST(ContinualModel, BadInputsAreErrors) {
             std::string::npos);
 }
 
+/// A search on a platform its checkpoint has not learned: the checkpoint
+/// is the knowledge base, frozen; an active column learns the platform from
+/// what the search measured, call after call, and scores it.
+TEST(ContinualModel, LearnsOnlineBesideASavedKnowledgeBase) {
+  ProgramSet trainA = makePlatform(0, 24, 16, 21);
+  ProgramSet seenB = makePlatform(1, 24, 16, 22);
+  ProgramSet testA = makePlatform(0, 12, 16, 23);
+  ProgramSet testB = makePlatform(1, 12, 16, 24);
+  ModelConfig config(ModelKind::MLP, kRows, kWidth, /*seed=*/7);
+  TrainOptions train = quickTraining();
+  auto knowledge = RankingModel::create(config);
+  ASSERT_TRUE(bool(knowledge));
+  ASSERT_FALSE(bool((*knowledge)->train(trainA, train)));
+  (*knowledge)->setPlatforms({"x86-avx512/1t@machine-a"});
+  std::string path = ::testing::TempDir() + "/continual-online-kb.bin";
+  ASSERT_FALSE(bool((*knowledge)->save(path)));
+  auto reloaded = RankingModel::load(path);
+  ASSERT_TRUE(bool(reloaded));
+  EXPECT_EQ((*reloaded)->getConfig().platforms,
+            std::vector<std::string>{"x86-avx512/1t@machine-a"});
+
+  auto online = ContinualModel::fromKnowledgeBase(path, ContinualOptions());
+  ASSERT_TRUE(bool(online)) << llvm::toString(online.takeError());
+  EXPECT_FALSE((*online)->hasActiveColumn());
+  using Column = ContinualModel::Column;
+  auto beforeA = (*online)->predict(testA, Column::KnowledgeBase);
+  auto beforeB = (*online)->predict(testB, Column::Active);
+  ASSERT_TRUE(beforeA && beforeB);
+  // Without a column, the active scores are the KB's.
+  auto kbB = (*online)->predict(testB, Column::KnowledgeBase);
+  ASSERT_TRUE(bool(kbB));
+  EXPECT_EQ(*beforeB, *kbB);
+  double startB = pairwiseAccuracy(testB, *beforeB);
+
+  // Two updates, as a search makes them: the second continues the column.
+  TrainOptions fineTune = train;
+  fineTune.epochs = 15;
+  ASSERT_FALSE(bool((*online)->learnOnline(seenB, fineTune)));
+  EXPECT_TRUE((*online)->hasActiveColumn());
+  ASSERT_FALSE(bool((*online)->learnOnline(seenB, fineTune)));
+  auto afterB = (*online)->predict(testB, Column::Active);
+  auto afterA = (*online)->predict(testA, Column::KnowledgeBase);
+  ASSERT_TRUE(afterB && afterA);
+  EXPECT_LT(startB, 0.6);                           // A misleads on B
+  EXPECT_GT(pairwiseAccuracy(testB, *afterB), 0.8); // the column learned B
+  EXPECT_EQ(*afterA, *beforeA);                     // the KB is untouched
+  auto embedded = (*online)->embed(testB, Column::Active);
+  ASSERT_TRUE(bool(embedded));
+  EXPECT_EQ(embedded->size(), testB.size() * (*online)->getEmbeddingWidth());
+
+  // A KB that learned nothing cannot teach a column.
+  auto empty = ContinualModel::create(config, ContinualOptions());
+  ASSERT_TRUE(bool(empty));
+  llvm::Error error = (*empty)->learnOnline(seenB, fineTune);
+  ASSERT_TRUE(bool(error));
+  EXPECT_NE(llvm::toString(std::move(error)).find("has learned nothing"),
+            std::string::npos);
+  auto missing = ContinualModel::fromKnowledgeBase(path + ".missing", {});
+  ASSERT_FALSE(bool(missing));
+  llvm::consumeError(missing.takeError());
+}
+
 } // namespace

@@ -41,6 +41,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace mlir::tcl::learned {
@@ -70,6 +71,11 @@ public:
   /// A model with an untrained KB of `config` (seeded by config.seed).
   static llvm::Expected<std::unique_ptr<ContinualModel>>
   create(const ModelConfig &config, const ContinualOptions &options);
+  /// A model whose KB is the RankingModel checkpoint at `path` (a saved
+  /// knowledge base, or any trained model), counted as one platform learned
+  /// (no Fisher information: learnOnline does not need it).
+  static llvm::Expected<std::unique_ptr<ContinualModel>>
+  fromKnowledgeBase(llvm::StringRef path, const ContinualOptions &options);
 
   /// Learns one more platform from `data` (its programs, labels and tasks):
   /// the first trains the KB; each later one runs CL then KD (above), the
@@ -78,17 +84,40 @@ public:
   /// information on `data` joins the penalty.
   llvm::Error learnPlatform(const ProgramSet &data, const TrainOptions &train);
 
+  /// The CL phase alone, for a search on a platform the KB has not learned:
+  /// the first call makes the active column (as learnPlatform does), every
+  /// call trains it and its lateral connection on `data` (everything
+  /// measured so far) with the KB frozen. No distillation: what the search
+  /// learns stays in the column (the KB's file is not changed).
+  llvm::Error learnOnline(const ProgramSet &data, const TrainOptions &train);
+  /// Whether there is an active column (after a second platform or
+  /// learnOnline).
+  bool hasActiveColumn() const;
+  /// Intra-op threads for predict and embed (learnPlatform and learnOnline
+  /// set them to their training's).
+  void setThreads(unsigned threads);
+
   enum class Column { KnowledgeBase, Active };
   /// Scores by the KB (what every platform so far left), or by the active
   /// column of the last platform with its lateral connection (the KB before
   /// there is one).
   llvm::Expected<std::vector<float>> predict(const ProgramSet &programs,
                                              Column column) const;
+  /// The representation the column's decoder reads (the active column's
+  /// with the lateral term), getEmbeddingWidth() floats a program.
+  llvm::Expected<std::vector<float>> embed(const ProgramSet &programs,
+                                           Column column) const;
+  unsigned getEmbeddingWidth() const;
+  const ModelConfig &getConfig() const;
 
   /// Writes the KB as a RankingModel checkpoint (RankingModel::load reads
   /// it; the search takes it as --cost-model-file): what every platform so
-  /// far left, for tuning on any of them.
-  llvm::Error saveKnowledgeBase(llvm::StringRef path) const;
+  /// far left, for tuning on any of them. `platforms` names them in the
+  /// file (ModelConfig::platforms): a search on another one learns it in an
+  /// active column.
+  llvm::Error
+  saveKnowledgeBase(llvm::StringRef path,
+                    llvm::ArrayRef<std::string> platforms = {}) const;
 
   unsigned getNumPlatformsLearned() const;
   /// The gates α of the current active column (empty before the second

@@ -78,6 +78,9 @@ struct ModelConfig {
   /// caller can refuse a model trained on inputs it no longer makes. One
   /// line of printable text without spaces, or empty (unknown).
   std::string inputs;
+  /// The platforms whose measurements trained the model, as the data names
+  /// them (no spaces or commas); saved with it. Empty: not recorded.
+  std::vector<std::string> platforms;
 
   /// Width of the sequence models' hidden tokens (Mamba and Transformer).
   unsigned dModel = 128;

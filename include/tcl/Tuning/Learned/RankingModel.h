@@ -104,6 +104,8 @@ public:
 
   size_t numParameters() const;
   const ModelConfig &getConfig() const;
+  /// Records the platforms whose data trained the model (saved with it).
+  void setPlatforms(std::vector<std::string> platforms);
   /// Whether the input normalization has been computed (by train or load).
   bool isNormalized() const;
 
