@@ -8,10 +8,16 @@
 # It fills the quota in stages (all platforms to the first quota, then all
 # to the next), so a collection stopped early still covers every platform.
 #
+# Records are named with this host's machine (x86-avx512/1t@znver4): a slice
+# from a new host is new platforms, e.g. 150 tasks x 40 programs:
+#   RANDOM_TASKS=150 STAGES="20 40" bash scripts/collect-dataset.sh host.db
+#
 # Usage: bash scripts/collect-dataset.sh [database] [build dir]
 # Environment: PLATFORMS (space-separated, default the four below),
 #   RANDOM_TASKS (400), STAGES (programs per task after each stage,
-#   default "20 40 80": 391 tasks x 80 = 31,280 programs a platform), SEED (1).
+#   default "20 40 80": 391 tasks x 80 = 31,280 programs a platform), SEED (1),
+#   COST_MODEL and SAMPLER (the search's share of each batch: random and
+#   topk by default; e.g. xgboost and rdu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 database=${1:-dataset-work/collect.db}
@@ -20,6 +26,8 @@ platforms=${PLATFORMS:-"x86-avx512/1t x86-avx2/1t x86-sse42/1t x86-avx512/2t"}
 random_tasks=${RANDOM_TASKS:-400}
 stages=${STAGES:-"20 40 80"}
 seed=${SEED:-1}
+cost_model=${COST_MODEL:-random}
+sampler=${SAMPLER:-topk}
 
 mkdir -p "$(dirname "$database")" "$build_dir/models/graphs"
 graphs=()
@@ -38,6 +46,7 @@ for programs in $stages; do
     echo "== $platform, $programs programs per task ($(date -u +%FT%TZ))"
     "$build_dir/bin/tcl-tuning-db" "$database" collect "${graphs[@]}" \
       --platform="$platform" --random-tasks="$random_tasks" \
-      --programs-per-task="$programs" --seed="$seed"
+      --programs-per-task="$programs" --seed="$seed" \
+      --cost-model="$cost_model" --sampler="$sampler"
   done
 done

@@ -113,29 +113,9 @@ public:
   std::vector<double>
   predict(llvm::ArrayRef<std::vector<float>> features) override {
     std::vector<double> scores(features.size(), 0.0);
-    if (continual) {
-      auto predicted = runColumn(features, /*embedding=*/false);
-      if (!predicted) {
-        // As below: a scoring failure leaves the search ranking at random.
-        llvm::consumeError(predicted.takeError());
-        return scores;
-      }
-      for (auto [score, value] : llvm::zip(scores, *predicted))
-        score = value;
-      return scores;
-    }
-    if (!model || features.empty())
-      return scores;
-    const learned::ModelConfig &config = model->getConfig();
-    std::vector<const float *> programs;
-    programs.reserve(features.size());
-    for (const std::vector<float> &program : features) {
-      if (program.size() != size_t(config.rows) * config.width)
-        return scores;
-      programs.push_back(program.data());
-    }
     llvm::Expected<std::vector<float>> predicted =
-        model->predict(programs, config.rows, config.width);
+        continual ? runColumn(features, /*embedding=*/false)
+                  : scoreWithModel(features);
     if (!predicted) {
       // A scoring failure must not stop a search: it ranks at random then.
       llvm::consumeError(predicted.takeError());
@@ -243,6 +223,24 @@ public:
   }
 
 private:
+  /// The model's scores of `features` (none before the model exists).
+  llvm::Expected<std::vector<float>>
+  scoreWithModel(llvm::ArrayRef<std::vector<float>> features) {
+    if (!model || features.empty())
+      return std::vector<float>();
+    const learned::ModelConfig &config = model->getConfig();
+    std::vector<const float *> programs;
+    programs.reserve(features.size());
+    for (const std::vector<float> &program : features) {
+      if (program.size() != size_t(config.rows) * config.width)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       getName() +
+                                           ": a program of another width");
+      programs.push_back(program.data());
+    }
+    return model->predict(programs, config.rows, config.width);
+  }
+
   /// The active column's scores (or embeddings) of `features`.
   llvm::Expected<std::vector<float>>
   runColumn(llvm::ArrayRef<std::vector<float>> features, bool embedding) {

@@ -53,6 +53,25 @@ struct ContinualModel::Impl {
   std::unique_ptr<ElasticWeights> elastic;
   unsigned platforms = 0;
 
+  /// The model around the knowledge base `made` (an error passes through),
+  /// having learned `platformsLearned` platforms; an error for options out
+  /// of range.
+  static llvm::Expected<std::unique_ptr<Impl>>
+  make(llvm::Expected<std::unique_ptr<ModelImpl>> made,
+       const ContinualOptions &options, unsigned platformsLearned);
+
+  /// Training data `what` (a method's name) can learn from: the KB's shape,
+  /// well formed, not empty.
+  llvm::Error checkData(const ProgramSet &data, llvm::StringRef what) const {
+    if (llvm::Error error = knowledge->checkShape(data.rows, data.width, what))
+      return error;
+    if (llvm::Error error = data.verify())
+      return error;
+    if (data.size() == 0)
+      return makeError(what + ": no programs");
+    return llvm::Error::success();
+  }
+
   /// The KB's embeddings of a batch, without gradient (the KB is frozen
   /// while the active column learns or teaches).
   torch::Tensor knowledgeEmbedding(const float *inputs, int64_t count,
@@ -208,47 +227,48 @@ ContinualModel::ContinualModel(std::unique_ptr<Impl> impl)
     : impl(std::move(impl)) {}
 ContinualModel::~ContinualModel() = default;
 
+llvm::Expected<std::unique_ptr<ContinualModel::Impl>>
+ContinualModel::Impl::make(llvm::Expected<std::unique_ptr<ModelImpl>> made,
+                           const ContinualOptions &options,
+                           unsigned platformsLearned) {
+  if (!(options.ewcWeight >= 0) || !(options.distillLearningRate > 0) ||
+      options.distillEpochs == 0) {
+    if (!made)
+      llvm::consumeError(made.takeError());
+    return makeError("continual model: the EWC weight must be >= 0, the "
+                     "distillation's epochs and step size positive");
+  }
+  if (!made)
+    return made.takeError();
+  return guarded("making a continual model",
+                 [&]() -> llvm::Expected<std::unique_ptr<Impl>> {
+                   auto impl = std::make_unique<Impl>();
+                   impl->config = (*made)->config;
+                   impl->options = options;
+                   impl->knowledge = std::move(*made);
+                   impl->elastic = std::make_unique<ElasticWeights>(
+                       impl->knowledge->net->parameters());
+                   impl->platforms = platformsLearned;
+                   return std::move(impl);
+                 });
+}
+
 llvm::Expected<std::unique_ptr<ContinualModel>>
 ContinualModel::create(const ModelConfig &config,
                        const ContinualOptions &options) {
-  if (!(options.ewcWeight >= 0) || !(options.distillLearningRate > 0) ||
-      options.distillEpochs == 0)
-    return makeError("continual model: the EWC weight must be >= 0, the "
-                     "distillation's epochs and step size positive");
-  return guarded("creating a continual model",
-                 [&]() -> llvm::Expected<std::unique_ptr<ContinualModel>> {
-                   auto knowledge = ModelImpl::make(config);
-                   if (!knowledge)
-                     return knowledge.takeError();
-                   auto impl = std::make_unique<Impl>();
-                   impl->config = config;
-                   impl->options = options;
-                   impl->knowledge = std::move(*knowledge);
-                   impl->elastic = std::make_unique<ElasticWeights>(
-                       impl->knowledge->net->parameters());
-                   return std::unique_ptr<ContinualModel>(
-                       new ContinualModel(std::move(impl)));
-                 });
+  auto impl = Impl::make(ModelImpl::make(config), options, 0);
+  if (!impl)
+    return impl.takeError();
+  return std::unique_ptr<ContinualModel>(new ContinualModel(std::move(*impl)));
 }
 
 llvm::Expected<std::unique_ptr<ContinualModel>>
 ContinualModel::fromKnowledgeBase(llvm::StringRef path,
                                   const ContinualOptions &options) {
-  auto knowledge = ModelImpl::load(path);
-  if (!knowledge)
-    return knowledge.takeError();
-  return guarded("making a continual model of a knowledge base",
-                 [&]() -> llvm::Expected<std::unique_ptr<ContinualModel>> {
-                   auto impl = std::make_unique<Impl>();
-                   impl->config = (*knowledge)->config;
-                   impl->options = options;
-                   impl->knowledge = std::move(*knowledge);
-                   impl->elastic = std::make_unique<ElasticWeights>(
-                       impl->knowledge->net->parameters());
-                   impl->platforms = 1;
-                   return std::unique_ptr<ContinualModel>(
-                       new ContinualModel(std::move(impl)));
-                 });
+  auto impl = Impl::make(ModelImpl::load(path), options, 1);
+  if (!impl)
+    return impl.takeError();
+  return std::unique_ptr<ContinualModel>(new ContinualModel(std::move(*impl)));
 }
 
 llvm::Error ContinualModel::learnOnline(const ProgramSet &data,
@@ -256,13 +276,8 @@ llvm::Error ContinualModel::learnOnline(const ProgramSet &data,
   if (impl->platforms == 0)
     return makeError("learnOnline: the knowledge base has learned nothing "
                      "yet (learn a platform first)");
-  if (llvm::Error error =
-          impl->knowledge->checkShape(data.rows, data.width, "learnOnline"))
+  if (llvm::Error error = impl->checkData(data, "learnOnline"))
     return error;
-  if (llvm::Error error = data.verify())
-    return error;
-  if (data.size() == 0)
-    return makeError("learnOnline: no programs");
   return guarded("learning a platform online", [&]() -> llvm::Error {
     useThreads(train.threads);
     impl->knowledge->threads = train.threads;
@@ -298,13 +313,8 @@ const ModelConfig &ContinualModel::getConfig() const { return impl->config; }
 
 llvm::Error ContinualModel::learnPlatform(const ProgramSet &data,
                                           const TrainOptions &train) {
-  if (llvm::Error error =
-          impl->knowledge->checkShape(data.rows, data.width, "learnPlatform"))
+  if (llvm::Error error = impl->checkData(data, "learnPlatform"))
     return error;
-  if (llvm::Error error = data.verify())
-    return error;
-  if (data.size() == 0)
-    return makeError("learnPlatform: no programs");
   return guarded("learning a platform", [&]() -> llvm::Error {
     if (llvm::Error error = impl->learn(data, train))
       return error;
