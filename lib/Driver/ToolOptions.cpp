@@ -87,7 +87,9 @@ SearchFlags::SearchFlags(llvm::cl::OptionCategory &category,
               llvm::cl::desc("Which candidates of a search round to measure: "
                              "topk (the best by the cost model, some at "
                              "random) or rdu (uncertainty, diversity and "
-                             "density in the model's view, METHOD.md 3)"),
+                             "density in the model's view, METHOD.md 3); "
+                             "tcl-compile: rdu unless --cost-model=random, "
+                             "collect: topk"),
               llvm::cl::init("topk"), llvm::cl::cat(category)),
       committeeMembers(
           "committee-members",

@@ -63,8 +63,10 @@ public:
   uint64_t getSeed() const { return seed; }
   bool hasSeed() const { return seed.getNumOccurrences() > 0; }
   unsigned getBatchSize() const { return batchSize; }
-  /// Which candidates of a round to measure (createSampler's names).
+  /// Which candidates of a round to measure (createSampler's names), and
+  /// whether --sampler was given (else the tool chooses).
   const std::string &getSampler() const { return sampler; }
+  bool hasSampler() const { return sampler.getNumOccurrences() > 0; }
   /// Models beside the search's whose spread is RDU's uncertainty.
   unsigned getCommitteeMembers() const { return committeeMembers; }
 
