@@ -29,7 +29,11 @@
    against wall time (each model's median run). A contender "MODEL+rdu"
    is that cost model with the RDU sampler (METHOD.md §3) choosing each
    round's measurements instead of top-k + epsilon: --models
-   xgboost,xgboost+rdu,mamba,mamba+rdu compares the samplers.
+   xgboost,xgboost+rdu,mamba,mamba+rdu compares the samplers. With
+   --train-platforms naming others than the tuned platform, the learned
+   models' checkpoints have not seen it and the search learns it in an
+   active column beside them (METHOD.md §4); "MODEL+finetune" fine-tunes
+   the same checkpoint instead.
 
 Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
        [--epochs N] [--trials N] [--held-out bert_encoder,resnet18]
@@ -181,14 +185,38 @@ def host_platform(build):
 
 
 def split_contender(contender):
-    """'mamba' or 'mamba+rdu': the cost model and the sampler."""
-    model, _, sampler = contender.partition("+")
-    return model, sampler or "topk"
+    """'mamba', 'mamba+rdu', 'mamba+rdu+finetune': the cost model, the
+    sampler (top-k unless +rdu) and whether its checkpoint is fine-tuned
+    even on a platform it did not learn (+finetune: the same weights
+    without the header line naming its platforms, so the search does not
+    start an active column)."""
+    model, *flags = contender.split("+")
+    unknown = set(flags) - {"rdu", "finetune"}
+    if unknown:
+        sys.exit(f"unknown contender flag(s) {sorted(unknown)} in {contender}")
+    return model, "rdu" if "rdu" in flags else "topk", "finetune" in flags
+
+
+def without_platforms(checkpoint):
+    """A copy of `checkpoint` without its 'platforms' header line (the
+    weights' checksum does not cover the header)."""
+    copy = checkpoint + ".unnamed"
+    with open(checkpoint, "rb") as source:
+        data = source.read()
+    start = data.find(b"\nplatforms ")
+    if start >= 0:
+        end = data.index(b"\n", start + 1)
+        data = data[:start] + data[end:]
+    with open(copy, "wb") as target:
+        target.write(data)
+    return copy
 
 
 def tune(build, graph, target, contender, checkpoint, trials, out, name,
          defaults, seed):
-    model, sampler = split_contender(contender)
+    model, sampler, finetune = split_contender(contender)
+    if checkpoint and finetune:
+        checkpoint = without_platforms(checkpoint)
     database = os.path.join(out, f"{name}-{contender}-{seed}.db")
     remove_database(database)
     shutil.copyfile(defaults, database)
@@ -246,10 +274,12 @@ def write_svg(path, title, curves, x_index=0, x_label="trials"):
 
 
 def tuning(build, data, epochs, trials, held_out, out, threads, platform,
-           seeds, models):
+           seeds, models, train_platforms=None):
     """Each cost model tunes each held-out model once per seed, the models
     taking turns within a seed (so that the host's load changes hit them
-    alike), all from one database with the default schedules measured."""
+    alike), all from one database with the default schedules measured. The
+    learned models' checkpoints train on `train_platforms` (default: the
+    platform tuned); on others the search learns in an active column."""
     tool = os.path.join(build, "bin", "tcl-cost-model")
     for name in held_out:
         onnx = os.path.join(build, "models", name, "model.onnx")
@@ -266,10 +296,14 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
                 checkpoints[model] = os.path.join(out,
                                                   f"without-{name}.{model}")
                 run([tool, "train", f"--data={data}", f"--model={model}",
-                     f"--split=model:{name}", f"--platforms={platform}",
+                     f"--split=model:{name}",
+                     f"--platforms={train_platforms or platform}",
                      f"--epochs={epochs}", f"--num-threads={threads}",
                      "-o", checkpoints[model]])
         runs = {model: [] for model in models}  # (curve, wall) per seed
+        if train_platforms:
+            print(f"\nLearned models trained on {train_platforms}; tuning "
+                  f"{platform}.", flush=True)
         for seed in seeds:
             for model in models:
                 runs[model].append(tune(
@@ -378,6 +412,11 @@ def main():
                         help="tuning: the cost models to compare; "
                         "MODEL+rdu tunes with the RDU sampler instead of "
                         "top-k + epsilon (e.g. xgboost,xgboost+rdu)")
+    parser.add_argument("--train-platforms", default=None,
+                        help="tuning: the platforms the learned models' "
+                        "checkpoints train on (default: the one tuned); "
+                        "without it the search learns in an active column "
+                        "unless the contender says +finetune")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -402,7 +441,8 @@ def main():
         tuning(args.build, args.data, args.epochs, args.trials, held_out, out,
                args.threads, platform,
                [int(x) for x in args.seeds.split(",")],
-               [m for m in args.models.split(",") if m])
+               [m for m in args.models.split(",") if m],
+               args.train_platforms)
 
 
 if __name__ == "__main__":
