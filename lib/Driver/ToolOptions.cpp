@@ -88,8 +88,8 @@ SearchFlags::SearchFlags(llvm::cl::OptionCategory &category,
                              "topk (the best by the cost model, some at "
                              "random) or rdu (uncertainty, diversity and "
                              "density in the model's view, METHOD.md 3); "
-                             "tcl-compile: rdu unless --cost-model=random, "
-                             "collect: topk"),
+                             "tcl-compile: rdu with mamba, tlp and mlp, topk "
+                             "with xgboost and random; collect: topk"),
               llvm::cl::init("topk"), llvm::cl::cat(category)),
       committeeMembers(
           "committee-members",

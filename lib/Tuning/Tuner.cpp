@@ -328,7 +328,10 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
           << ": an active column learns it online\n";
     }
   }
-  auto sampler = createSampler(options.sampler, options.epsilon);
+  auto sampler = createSampler(options.sampler.empty()
+                                   ? getDefaultSampler(model->getName())
+                                   : llvm::StringRef(options.sampler),
+                               options.epsilon);
   if (!sampler)
     return sampler.takeError();
   if ((*sampler)->readsProgramViews() && model->getName() == "random")

@@ -187,12 +187,9 @@ int main(int argc, char **argv) {
   }
   options.tuning.seed = searchFlags.getSeed();
   options.tuning.batchSize = searchFlags.getBatchSize();
-  // RDU chose better measurements than top-k + epsilon on the held-out
-  // models of bench/cost_models.py (README); the random cost model has no
-  // scores for it to read.
-  options.tuning.sampler = searchFlags.hasSampler() ? searchFlags.getSampler()
-                           : costModel == "random" ? "topk"
-                                                   : "rdu";
+  // Unless told, the sampler that measured best with the cost model.
+  if (searchFlags.hasSampler())
+    options.tuning.sampler = searchFlags.getSampler();
   options.tuning.committeeMembers = searchFlags.getCommitteeMembers();
   options.measure = measureFlags.get();
   options.tuningCurve = tuningCurve;

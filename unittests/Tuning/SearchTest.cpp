@@ -265,6 +265,12 @@ TEST_F(SearchTest, RduSamplerFollowsEachCriterion) {
   EXPECT_NE(llvm::toString(picks.takeError()).find("rdu sampler: needs"),
             std::string::npos);
 
+  // Unless told, learned models use RDU; XGBoost and random top-k.
+  EXPECT_EQ(getDefaultSampler("mamba"), "rdu");
+  EXPECT_EQ(getDefaultSampler("mlp"), "rdu");
+  EXPECT_EQ(getDefaultSampler("xgboost"), "topk");
+  EXPECT_EQ(getDefaultSampler("random"), "topk");
+
   auto unknown = createSampler("oracle", 0.1);
   ASSERT_FALSE(bool(unknown));
   EXPECT_EQ(llvm::toString(unknown.takeError()),
@@ -1034,21 +1040,21 @@ TEST_F(SearchTest, SearchRunsWithALearnedModel) {
   EXPECT_EQ(report->tasks[0].trials, 12u);
   std::vector<TuningRecord> records =
       (*db)->getRecords(report->tasks[0].key, "x86-avx512/1t");
+  // A learned model's default sampler is RDU.
   EXPECT_TRUE(llvm::any_of(records, [](const TuningRecord &record) {
-    return llvm::StringRef(record.proposer).starts_with("mamba/");
+    return record.proposer == "mamba/rdu";
   }));
-  // The RDU sampler reads the model's embeddings and a committee's spread.
-  auto rduDb = TuningDatabase::open(tempPath("db"));
-  ASSERT_TRUE(bool(rduDb));
-  TuningOptions rdu = options;
-  rdu.sampler = "rdu";
-  rdu.committeeMembers = 1;
-  Tuner rduTuner(**rduDb, rdu, fakeMeasure);
-  auto rduReport = rduTuner.tune(*module);
-  ASSERT_TRUE(bool(rduReport)) << llvm::toString(rduReport.takeError());
-  EXPECT_EQ(rduReport->tasks[0].trials, 12u);
-  records = (*rduDb)->getRecords(rduReport->tasks[0].key, "x86-avx512/1t");
-  EXPECT_TRUE(llvm::any_of(records, [](const TuningRecord &record) {
+  // Told top-k, it takes the best by score.
+  auto topkDb = TuningDatabase::open(tempPath("db"));
+  ASSERT_TRUE(bool(topkDb));
+  TuningOptions topk = options;
+  topk.sampler = "topk";
+  Tuner topkTuner(**topkDb, topk, fakeMeasure);
+  auto topkReport = topkTuner.tune(*module);
+  ASSERT_TRUE(bool(topkReport)) << llvm::toString(topkReport.takeError());
+  EXPECT_EQ(topkReport->tasks[0].trials, 12u);
+  records = (*topkDb)->getRecords(topkReport->tasks[0].key, "x86-avx512/1t");
+  EXPECT_TRUE(llvm::none_of(records, [](const TuningRecord &record) {
     return record.proposer == "mamba/rdu";
   }));
   // A model file that does not exist stops the run with an error.

@@ -27,7 +27,6 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -79,6 +78,13 @@ std::unique_ptr<Sampler> createRduSampler(RduWeights weights);
 /// with the predicted rank weighing as much as the other terms
 /// (exploitation: a search looks for fast programs).
 RduWeights getDefaultOnlineRduWeights();
+
+/// The sampler a search with `costModel` uses unless told: "rdu" for the
+/// learned models (mamba, tlp, mlp), "topk" for xgboost and random. Measured
+/// (bench/cost_models.py, 400 trials, 3 seeds, README): with Mamba, RDU
+/// found faster code on every held-out model tried; with XGBoost it won on
+/// MobileNetV2, tied on ResNet-18 and lost on RegNet-Y-400MF.
+llvm::StringRef getDefaultSampler(llvm::StringRef costModel);
 
 /// "topk" (top-k + epsilon) or "rdu"; an error naming the known ones
 /// otherwise.

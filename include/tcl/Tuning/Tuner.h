@@ -51,8 +51,9 @@ struct TuningOptions {
   double epsilon = 0.1;
   /// Which candidates of a round to measure (createSampler): "topk" (top-k
   /// + epsilon) or "rdu" (METHOD.md §3, with a committee of
-  /// `committeeMembers` models of the cost model's kind for uncertainty).
-  std::string sampler = "topk";
+  /// `committeeMembers` models of the cost model's kind for uncertainty);
+  /// empty: the cost model's default (getDefaultSampler).
+  std::string sampler;
   unsigned committeeMembers = 2;
   std::string costModel = "xgboost";
   uint64_t seed = 1;
