@@ -341,15 +341,19 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
             " sampler reads a cost model's scores and uncertainty, which the "
             "random cost model does not have: use xgboost, mamba, tlp or mlp");
   if ((*sampler)->readsProgramViews() && options.committeeMembers > 0) {
-    // Members of the search model's kind, from the same checkpoint.
+    // Members of the search model's kind, from the same checkpoint, with
+    // active columns of their own where the search model has one.
     std::string kind = model->getName().str();
     std::string file = fromFile ? options.costModelFile : "";
     committee.emplace(
-        [kind,
-         file](uint64_t seed) -> llvm::Expected<std::unique_ptr<CostModel>> {
+        [kind, file, activeColumn](
+            uint64_t seed) -> llvm::Expected<std::unique_ptr<CostModel>> {
           std::unique_ptr<CostModel> member = createCostModel(kind, seed);
           if (!file.empty())
             if (llvm::Error error = member->load(file))
+              return std::move(error);
+          if (activeColumn)
+            if (llvm::Error error = member->startActiveColumn())
               return std::move(error);
           return std::move(member);
         },
