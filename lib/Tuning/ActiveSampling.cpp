@@ -389,24 +389,24 @@ mlir::tcl::standardizeFeatures(llvm::ArrayRef<std::vector<float>> features) {
   const size_t width = features.front().size();
   result.width = unsigned(width);
   result.values.assign(features.size() * width, 0.0f);
+  // A shorter program reads as zeros past its end.
+  auto value = [&](size_t program, size_t column) -> double {
+    return column < features[program].size() ? features[program][column] : 0;
+  };
+  const double count = double(features.size());
   for (size_t column = 0; column < width; ++column) {
     // Two passes: a one-pass variance leaves a residue on constant columns.
-    double mean = 0;
-    for (const std::vector<float> &program : features)
-      mean += column < program.size() ? program[column] : 0.0f;
-    mean /= double(features.size());
-    double variance = 0;
-    for (const std::vector<float> &program : features) {
-      double d = (column < program.size() ? program[column] : 0.0f) - mean;
-      variance += d * d;
-    }
-    double deviation = std::sqrt(variance / double(features.size()));
+    double mean = 0, variance = 0;
+    for (size_t program = 0; program < features.size(); ++program)
+      mean += value(program, column) / count;
+    for (size_t program = 0; program < features.size(); ++program)
+      variance += std::pow(value(program, column) - mean, 2) / count;
+    double deviation = std::sqrt(variance);
     if (deviation < 1e-9)
       continue;
-    for (auto [index, program] : llvm::enumerate(features))
-      result.values[index * width + column] =
-          float(((column < program.size() ? program[column] : 0.0f) - mean) /
-                deviation);
+    for (size_t program = 0; program < features.size(); ++program)
+      result.values[program * width + column] =
+          float((value(program, column) - mean) / deviation);
   }
   return result;
 }

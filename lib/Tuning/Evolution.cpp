@@ -131,10 +131,11 @@ void EvolutionarySearch::viewPrograms(const TaskState &task,
                                       llvm::ArrayRef<double> scores,
                                       ProgramEmbeddings &embeddings,
                                       std::vector<float> &uncertainty) {
-  std::vector<std::vector<float>> programs, candidateFeatures;
+  // The candidates first, then the measured programs.
+  std::vector<std::vector<float>> programs;
+  programs.reserve(candidates.size() + task.samples.size());
   for (const Candidate &candidate : candidates)
-    candidateFeatures.push_back(candidate.features);
-  programs = candidateFeatures;
+    programs.push_back(candidate.features);
   for (const auto &[features, seconds] : task.samples)
     programs.push_back(features);
   // A model without an embedding (xgboost, random, a learned one before
@@ -146,6 +147,8 @@ void EvolutionarySearch::viewPrograms(const TaskState &task,
     llvm::consumeError(embedded.takeError());
     embeddings = standardizeFeatures(programs);
   }
+  llvm::ArrayRef<std::vector<float>> candidateFeatures(programs.data(),
+                                                       candidates.size());
   uncertainty = committee ? committee->spread(candidateFeatures, scores)
                           : std::vector<float>(candidates.size(), 0.0f);
 }

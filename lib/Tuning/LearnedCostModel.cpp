@@ -244,16 +244,18 @@ private:
   /// The active column's scores (or embeddings) of `features`.
   llvm::Expected<std::vector<float>>
   runColumn(llvm::ArrayRef<std::vector<float>> features, bool embedding) {
-    std::vector<CostSample> samples;
-    samples.reserve(features.size());
-    for (const std::vector<float> &program : features)
-      samples.push_back({program, 0.0f, 0});
-    auto set = makeProgramSet(samples, getFeatureKind());
-    if (!set)
-      return set.takeError();
+    const learned::ModelConfig &config = continual->getConfig();
+    learned::ProgramSet set(config.rows, config.width);
+    for (const std::vector<float> &program : features) {
+      if (program.size() != size_t(config.rows) * config.width)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       getName() +
+                                           ": a program of another width");
+      set.append(program.data(), 0.0f, 0);
+    }
     using Column = learned::ContinualModel::Column;
-    return embedding ? continual->embed(*set, Column::Active)
-                     : continual->predict(*set, Column::Active);
+    return embedding ? continual->embed(set, Column::Active)
+                     : continual->predict(set, Column::Active);
   }
 
   /// Takes `made` as the model, with this cost model's scoring settings.

@@ -32,7 +32,7 @@ llvm::Expected<Platform> mlir::tcl::registerPlatform(TuningDatabase &database,
           llvm::inconvertibleErrorCode(),
           "cannot measure platform '" + platform.getName() +
               "' here: this host is a " + here + " machine (measure on '" +
-              platform.getNameWithoutMachine() + "@" + here + "')");
+              platform.onMachine(here).getName() + "')");
   }
   std::optional<Platform> stored = database.getPlatform(platform.getName());
   if (!stored)
@@ -61,7 +61,7 @@ mlir::tcl::getStandInPlatforms(TuningDatabase &database,
     if (!llvm::is_contained(names, name) && database.getPlatform(name))
       names.push_back(name);
   };
-  add(platform.getNameWithoutMachine() + "@" + getHostMachineName());
+  add(platform.onMachine(getHostMachineName()).getName());
   add(platform.getName());
   for (const Platform &other : database.getPlatforms())
     if (other.getNameWithoutMachine() == platform.getNameWithoutMachine())
@@ -81,7 +81,7 @@ mlir::tcl::resolvePlatformName(TuningDatabase &database, llvm::StringRef name) {
     for (const Platform &other : database.getPlatforms())
       if (other.getNameWithoutMachine() == platform->getName())
         machines.push_back(other.getName());
-  std::string here = platform->getName() + "@" + getHostMachineName();
+  std::string here = platform->onMachine(getHostMachineName()).getName();
   if (llvm::is_contained(machines, here))
     return here;
   if (machines.size() == 1)

@@ -136,7 +136,6 @@ public:
   /// the first update.
   std::vector<float> spread(llvm::ArrayRef<std::vector<float>> features,
                             llvm::ArrayRef<double> modelScores);
-  unsigned getNumMembers() const { return size; }
 
 private:
   MakeModel makeMember;
