@@ -71,6 +71,11 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  // Loops carry their output buffer as an iteration argument they yield
+  // unchanged; folding those lets a function return the buffer it
+  // allocated, which the next pass then makes the caller's out-param
+  // instead of copying it there (a whole extra pass over every output).
+  pm.addPass(createCanonicalizerPass());
   // (No drop-equivalent-buffer-results: a result that is an input, as in
   // Identity, must still be an out-parameter, or the ABI would depend on
   // what the function computes.)
@@ -89,7 +94,9 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   // on functions of one task's size, whatever the model's depth.
   pm.addPass(createOutlineLoopNests());
 
-  // Loops: leftover linalg ops become loops, scf.forall becomes scf.parallel.
+  // Loops: leftover linalg ops become loops (one long loop where their
+  // elements are contiguous), scf.forall becomes scf.parallel.
+  pm.addNestedPass<func::FuncOp>(createCollapseContiguousLoops());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createForallToParallelLoopPass());
 

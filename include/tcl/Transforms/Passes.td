@@ -63,6 +63,24 @@ def LowerVector : Pass<"tcl-lower-vector", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def CollapseContiguousLoops
+    : Pass<"tcl-collapse-contiguous-loops", "::mlir::func::FuncOp"> {
+  let summary = "Merges the contiguous loops of leftover elementwise ops on buffers";
+  let description = [{
+    Runs just before the linalg ops that no schedule vectorized (fills and
+    copies around padding, elementwise ops outside tasks) become loops. Where
+    adjacent loops of such an op (all parallel, static) walk every operand
+    contiguously, they become one loop over collapsed buffers
+    (`memref.collapse_shape`): `linalg.fill` of a 1x226x226x3 buffer is then
+    one loop of 153228 stores rather than a nest whose innermost loop has 3.
+    Why: LLVM fully unrolls a short innermost loop and then vectorizes the
+    next one with gathers and scatters; one long loop it vectorizes with
+    plain vector loads and stores (or a memset).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def ApproximateMath : Pass<"tcl-approximate-math", "::mlir::func::FuncOp"> {
   let summary = "Replaces erf and tanh by inline polynomial approximations";
   let description = [{

@@ -1,19 +1,24 @@
 // fuse_epilogue tiles the task's last epilogue op (bias + ReLU) at the first
 // tile level and fuses the epilogue, the matmul and its fill into that nest.
+// The fused ops are vectorized in slabs of at most 512 elements (here 4 rows
+// of the 32x128 tile), each slab a loop iteration: never scalar loops.
 // RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s
 
 // CHECK-LABEL: func.func @mm_bias_relu
 //   CHECK-NOT:   linalg.matmul
 //       CHECK:   scf.for %{{.*}} = %c0 to %c128 step %c32
 //       CHECK:     scf.for %{{.*}} = %c0 to %c512 step %c128
-//       CHECK:       vector.transfer_write %{{.*}} : vector<32x128xf32>, tensor<32x128xf32>
+//       CHECK:       scf.for %{{.*}} = %c0 to %c32 step %c4
+//       CHECK:         vector.transfer_write %{{.*}} : vector<4x128xf32>, tensor<4x128xf32>
 //       CHECK:       scf.for %{{.*}} = %c0 to %c32 step %c8
 //       CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c32
 //       CHECK:           scf.for %{{.*}} = %c0 to %c256 step %c1
 //       CHECK:             vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
-//       CHECK:       arith.addf {{.*}} : vector<32x128xf32>
-//       CHECK:       arith.maximumf {{.*}} : vector<32x128xf32>
+//       CHECK:       scf.for %{{.*}} = %c0 to %c32 step %c4
+//       CHECK:         arith.addf {{.*}} : vector<4x128xf32>
+//       CHECK:         arith.maximumf {{.*}} : vector<4x128xf32>
 //       CHECK:       tensor.insert_slice {{.*}} : tensor<32x128xf32> into tensor<128x512xf32>
+//   CHECK-NOT:   linalg.generic
 func.func @mm_bias_relu(%a: tensor<128x256xf32>, %b: tensor<256x512xf32>, %bias: tensor<512xf32>) -> tensor<128x512xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<128x512xf32>
