@@ -260,7 +260,16 @@ LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex) {
         loc, anchor, level.sizes, transform::TileSizesSpec(),
         /*mapping=*/ArrayAttr());
     anchor = tiled.getTiledOp();
-    levelLoops.push_back({tiled.getForallOp()});
+    Value forall = tiled.getForallOp();
+    // The fill of the anchor's output goes into the threads' loop too: each
+    // thread zeroes its own tile (in its cache) instead of one thread
+    // zeroing the whole output first. (With a fused epilogue it is fused
+    // with the epilogue instead.)
+    if (levelIndex == 0 && getAnchorFill(instance.anchor))
+      forall = b.create<transform::FuseIntoContainingOp>(
+                    loc, match(loc, kAnchorFillKey), forall)
+                   .getNewContainingOp();
+    levelLoops.push_back({forall});
     return success();
   }
   auto tiled = b.create<transform::TileUsingForOp>(loc, anchor, level.sizes,

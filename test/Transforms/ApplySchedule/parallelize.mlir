@@ -17,3 +17,26 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
   tcl.sched.parallelize
   tcl.sched.tile [8, 0, 0]
 }
+
+// The fill of the anchor's output moves into the threads' loop: each thread
+// zeroes its own tile, none zeroes the whole output first.
+// CHECK-LABEL: func.func @mm_fill
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   scf.forall (%{{.*}}) in (4) shared_outs(%[[OUT:.*]] = %{{.*}})
+//       CHECK:     %[[TILE:.*]] = tensor.extract_slice %[[OUT]]
+//       CHECK:     linalg.fill ins(%{{.*}} : f32) outs(%[[TILE]] : tensor<64x256xf32>)
+//       CHECK:     linalg.matmul
+//       CHECK:     scf.forall.in_parallel
+func.func @mm_fill(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %0 = linalg.matmul {tcl.task = "mm2"} ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+tcl.sched.schedule task "mm2" anchor "linalg.matmul" target "x86-avx512"
+    loops [256 parallel, 256 parallel, 256 reduction] {
+  tcl.sched.tile [64, 0, 0]
+  tcl.sched.parallelize
+  tcl.sched.tile [8, 32, 1]
+}
