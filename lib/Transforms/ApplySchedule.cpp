@@ -148,8 +148,8 @@ void mlir::tcl::untagTaskInstances(Operation *root) {
 
 /// The innermost part of a tile of shape `shape` that is vectorized at once:
 /// its innermost dimensions whole while they hold at most kFusedSlabVolume
-/// elements, the next one by its largest divisor that
-/// still fits, the others by 1.
+/// elements, the next one by its largest divisor that still fits, the
+/// others by 1.
 static SmallVector<int64_t> getVectorSlab(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> slab(shape.size(), 1);
   int64_t volume = 1;
