@@ -264,8 +264,14 @@ LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex) {
     // The fill of the anchor's output goes into the threads' loop too: each
     // thread zeroes its own tile (in its cache) instead of one thread
     // zeroing the whole output first. (With a fused epilogue it is fused
-    // with the epilogue instead.)
-    if (levelIndex == 0 && getAnchorFill(instance.anchor))
+    // with the epilogue instead; after split_reduction it initializes the
+    // combining op, not the tiled one.)
+    bool splitBefore =
+        llvm::any_of(schedule.getBody().front(), [&](Operation &primitive) {
+          return isa<SplitReductionOp>(primitive) &&
+                 primitive.isBeforeInBlock(op);
+        });
+    if (levelIndex == 0 && !splitBefore && getAnchorFill(instance.anchor))
       forall = b.create<transform::FuseIntoContainingOp>(
                     loc, match(loc, kAnchorFillKey), forall)
                    .getNewContainingOp();
