@@ -213,10 +213,12 @@ private:
   Value anchor;
   /// Loops of each tile level, outermost first (one scf.forall if parallel).
   SmallVector<SmallVector<Value>> levelLoops;
-  /// Epilogue ops and the fill fused into the first tile level, with the
-  /// number of loops of each.
-  SmallVector<Value> fusedOps;
-  SmallVector<unsigned> fusedLoopCounts;
+  /// An epilogue op or the fill fused into the first tile level.
+  struct FusedOp {
+    Value handle;
+    unsigned numLoops;
+  };
+  SmallVector<FusedOp> fusedOps;
   bool nestTagged = false;
 };
 } // namespace
@@ -333,8 +335,7 @@ LogicalResult TransformEmitter::emitFusedTile(TileOp op,
     tiledRoot = tiled.getTiledLinalgOp();
     llvm::append_range(loops, tiled.getLoops());
   }
-  fusedOps.push_back(tiledRoot);
-  fusedLoopCounts.push_back(rootLinalg.getNumLoops());
+  fusedOps.push_back({tiledRoot, rootLinalg.getNumLoops()});
 
   // Fuse producers, consumers first, into the innermost loop.
   auto fuse = [&](Value producer) {
@@ -343,16 +344,13 @@ LogicalResult TransformEmitter::emitFusedTile(TileOp op,
     loops.back() = fused.getNewContainingOp();
     return fused.getFusedOp();
   };
-  for (int64_t index = instance.epilogue.size() - 2; index >= 0; --index) {
-    fusedOps.push_back(fuse(match(loc, kEpilogueKeyBase + index)));
-    fusedLoopCounts.push_back(
-        cast<linalg::LinalgOp>(instance.epilogue[index]).getNumLoops());
-  }
+  for (int64_t index = instance.epilogue.size() - 2; index >= 0; --index)
+    fusedOps.push_back(
+        {fuse(match(loc, kEpilogueKeyBase + index)),
+         cast<linalg::LinalgOp>(instance.epilogue[index]).getNumLoops()});
   anchor = fuse(anchor);
-  if (linalg::FillOp fill = getAnchorFill(instance.anchor)) {
-    fusedOps.push_back(fuse(match(loc, kAnchorFillKey)));
-    fusedLoopCounts.push_back(fill.getNumLoops());
-  }
+  if (linalg::FillOp fill = getAnchorFill(instance.anchor))
+    fusedOps.push_back({fuse(match(loc, kAnchorFillKey)), fill.getNumLoops()});
   levelLoops.push_back(std::move(loops));
   return success();
 }
@@ -454,15 +452,16 @@ LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
     SmallVector<int64_t> slabTiles;
     for (auto [size, extent] : llvm::zip(slab, fusedShape))
       slabTiles.push_back(size == extent ? 0 : size);
-    for (auto [fused, loopCount] : llvm::zip(fusedOps, fusedLoopCounts)) {
-      Value target = fused;
+    for (const FusedOp &fused : fusedOps) {
+      Value target = fused.handle;
       if (!whole) {
         // An epilogue op of another rank (none is built so today) keeps
         // its loops rather than being tiled by the wrong sizes.
-        if (loopCount != fusedShape.size())
+        if (fused.numLoops != fusedShape.size())
           continue;
-        target = b.create<transform::TileUsingForOp>(loc, fused, slabTiles)
-                     .getTiledLinalgOp();
+        target =
+            b.create<transform::TileUsingForOp>(loc, fused.handle, slabTiles)
+                .getTiledLinalgOp();
       }
       b.create<transform::VectorizeOp>(loc, target, ValueRange(),
                                        ArrayRef<int64_t>(), UnitAttr(),

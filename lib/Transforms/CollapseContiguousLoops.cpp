@@ -40,13 +40,8 @@ bool isCollapsible(linalg::LinalgOp op) {
   if (!llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap map) { return map.isProjectedPermutation(); }))
     return false;
-  if (auto generic = dyn_cast<linalg::GenericOp>(*op);
-      generic && generic.hasIndexSemantics())
-    return false;
-  return llvm::all_of(op->getOperands(), [](Value operand) {
-    auto type = dyn_cast<MemRefType>(operand.getType());
-    return !type || type.hasStaticShape();
-  });
+  auto generic = dyn_cast<linalg::GenericOp>(*op);
+  return !generic || !generic.hasIndexSemantics();
 }
 
 /// Whether loops `outer` and `outer + 1` of `op` are adjacent in every

@@ -204,9 +204,21 @@ struct ContinualModel::Impl {
   }
 
   /// Scores (or embeddings) by one column, in the KB's forward passes
-  /// (cropped, by length, on the training's threads).
+  /// (cropped, by length, on the training's threads), after checking the
+  /// programs' shape; a libtorch failure comes back as an error.
   llvm::Expected<std::vector<float>> run(const ProgramSet &programs,
                                          Column column, bool embedding) {
+    if (llvm::Error error = knowledge->checkShape(
+            programs.rows, programs.width, embedding ? "embed" : "predict"))
+      return std::move(error);
+    return guarded(embedding ? "embedding programs" : "scoring programs",
+                   [&]() -> llvm::Expected<std::vector<float>> {
+                     return runColumn(programs, column, embedding);
+                   });
+  }
+
+  llvm::Expected<std::vector<float>> runColumn(const ProgramSet &programs,
+                                               Column column, bool embedding) {
     const size_t perProgram = size_t(programs.rows) * programs.width;
     std::vector<const float *> pointers(programs.size());
     for (size_t i = 0; i < pointers.size(); ++i)
@@ -296,13 +308,7 @@ void ContinualModel::setThreads(unsigned threads) {
 
 llvm::Expected<std::vector<float>>
 ContinualModel::embed(const ProgramSet &programs, Column column) const {
-  if (llvm::Error error =
-          impl->knowledge->checkShape(programs.rows, programs.width, "embed"))
-    return std::move(error);
-  return guarded("embedding programs",
-                 [&]() -> llvm::Expected<std::vector<float>> {
-                   return impl->run(programs, column, /*embedding=*/true);
-                 });
+  return impl->run(programs, column, /*embedding=*/true);
 }
 
 unsigned ContinualModel::getEmbeddingWidth() const {
@@ -325,13 +331,7 @@ llvm::Error ContinualModel::learnPlatform(const ProgramSet &data,
 
 llvm::Expected<std::vector<float>>
 ContinualModel::predict(const ProgramSet &programs, Column column) const {
-  if (llvm::Error error =
-          impl->knowledge->checkShape(programs.rows, programs.width, "predict"))
-    return std::move(error);
-  return guarded("scoring programs",
-                 [&]() -> llvm::Expected<std::vector<float>> {
-                   return impl->run(programs, column, /*embedding=*/false);
-                 });
+  return impl->run(programs, column, /*embedding=*/false);
 }
 
 llvm::Error
