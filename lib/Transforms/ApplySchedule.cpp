@@ -49,6 +49,18 @@ static constexpr int64_t kEpilogueKeyBase = 2;
 /// Temporary payload attribute on the outermost loop of the task instance
 /// (once its first tile level exists): the sequence's clean-ups work there.
 static constexpr StringLiteral kNestAttrName = "__tcl_sched_nest";
+/// Temporary payload attributes through which a tile level that peels its
+/// loops finds them, the anchor and the fused ops again: peeling copies
+/// them (with their attributes), and the copies are in no handle. Every
+/// temporary attribute's name starts with kTempAttrPrefix.
+static constexpr StringLiteral kTempAttrPrefix = "__tcl_sched";
+static constexpr StringLiteral kAnchorCopyAttrName = "__tcl_sched_anchor";
+static std::string getLoopAttrName(unsigned level, unsigned position) {
+  return ("__tcl_sched_loop_" + Twine(level) + "_" + Twine(position)).str();
+}
+static std::string getFusedAttrName(unsigned index) {
+  return ("__tcl_sched_fused_" + Twine(index)).str();
+}
 /// Elements of a fused epilogue tile vectorized at once: a larger tile is a
 /// loop over slabs of a few dozen vectors, whose straight-line code stays
 /// small (slabs of 4096 elements ran MobileNetV2's expansion convolutions
@@ -141,8 +153,12 @@ void mlir::tcl::tagTaskInstance(const TaskInstance &instance) {
 
 void mlir::tcl::untagTaskInstances(Operation *root) {
   root->walk([](Operation *op) {
-    op->removeAttr(kMatchAttrName);
-    op->removeAttr(kNestAttrName);
+    SmallVector<StringAttr> temporary;
+    for (NamedAttribute attr : op->getAttrs())
+      if (attr.getName().getValue().starts_with(kTempAttrPrefix))
+        temporary.push_back(attr.getName());
+    for (StringAttr name : temporary)
+      op->removeAttr(name);
   });
 }
 
@@ -193,7 +209,12 @@ private:
   /// Cleaning only the instance keeps applying a model's schedules linear in
   /// its size (the whole function for each of hundreds of tasks was not).
   Value cleanupScope(Location loc);
-  LogicalResult emitTile(TileOp op, unsigned levelIndex);
+  LogicalResult emitTile(TileOp op, unsigned levelIndex,
+                         const ScheduleState &after);
+  /// Peels the loops of the tile level just emitted whose tiles do not
+  /// divide their range, and finds the anchor, the loops and the fused ops
+  /// (now with copies in the remainder loops) again.
+  void peelLevel(Location loc, unsigned levelIndex);
   LogicalResult emitFusedTile(TileOp op, const TileLevel &level);
   transform::PadOp padAnchor(Location loc, ArrayRef<int64_t> packedOperands,
                              unsigned numDims);
@@ -252,11 +273,26 @@ Value TransformEmitter::cleanupScope(Location loc) {
   return matchTagged(loc, b.getNamedAttr(kNestAttrName, b.getUnitAttr()));
 }
 
-LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex) {
+LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex,
+                                         const ScheduleState &after) {
   const TileLevel &level = finalState.levels[levelIndex];
-  if (level.fusesEpilogue)
-    return emitFusedTile(op, level);
   Location loc = op.getLoc();
+  // A sequential level's loops whose tiles do not divide the extent (here
+  // or in the remainder tile of an outer level) are peeled: every tile is
+  // then static, so vectorized without padding (ScheduleState's
+  // LoopDim::peeled).
+  bool peels = !level.parallel &&
+               llvm::any_of(llvm::enumerate(level.sizes), [&](auto dimSize) {
+                 auto [dim, size] = dimSize;
+                 return size != 0 && after.dims[dim].peeled;
+               });
+  if (level.fusesEpilogue) {
+    if (failed(emitFusedTile(op, level)))
+      return failure();
+    if (peels)
+      peelLevel(loc, levelIndex);
+    return success();
+  }
   if (level.parallel) {
     auto tiled = b.create<transform::TileUsingForallOp>(
         loc, anchor, level.sizes, transform::TileSizesSpec(),
@@ -284,7 +320,35 @@ LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex) {
                                                    level.interchange);
   anchor = tiled.getTiledLinalgOp();
   levelLoops.push_back(SmallVector<Value>(tiled.getLoops()));
+  if (peels)
+    peelLevel(loc, levelIndex);
   return success();
+}
+
+void TransformEmitter::peelLevel(Location loc, unsigned levelIndex) {
+  SmallVector<Value> &loops = levelLoops[levelIndex];
+  auto annotate = [&](Value handle, StringRef name) {
+    b.create<transform::AnnotateOp>(loc, handle, name, /*param=*/Value());
+  };
+  for (auto [position, loop] : llvm::enumerate(loops))
+    annotate(loop, getLoopAttrName(levelIndex, position));
+  annotate(anchor, kAnchorCopyAttrName);
+  for (auto [index, fused] : llvm::enumerate(fusedOps))
+    annotate(fused.handle, getFusedAttrName(index));
+  tagNest(loc);
+  Value allLoops = loops.front();
+  if (loops.size() > 1)
+    allLoops = b.create<transform::MergeHandlesOp>(loc, loops,
+                                                   /*deduplicate=*/false);
+  b.create<PeelPartialLoopsOp>(loc, allLoops);
+  auto find = [&](StringRef name) {
+    return matchTagged(loc, b.getNamedAttr(name, b.getUnitAttr()));
+  };
+  for (auto [position, loop] : llvm::enumerate(loops))
+    loop = find(getLoopAttrName(levelIndex, position));
+  anchor = find(kAnchorCopyAttrName);
+  for (auto [index, fused] : llvm::enumerate(fusedOps))
+    fused.handle = find(getFusedAttrName(index));
 }
 
 LogicalResult TransformEmitter::emitFusedTile(TileOp op,
@@ -499,7 +563,7 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
     LogicalResult result =
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)
             .Case([&](TileOp tile) {
-              if (failed(emitTile(tile, levelIndex++)))
+              if (failed(emitTile(tile, levelIndex++, *state)))
                 return failure();
               tagNest(loc);
               return success();

@@ -19,6 +19,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 namespace mlir::tcl {
 #define GEN_PASS_DEF_DEFAULTSCHEDULES
 #include "tcl/Transforms/Passes.h.inc"
@@ -140,47 +142,127 @@ bool isWholeVectors(int64_t size, int64_t lanes) {
 int64_t getLatencyAccumulators(unsigned registers) { return registers / 2; }
 int64_t getMaxAccumulators(unsigned registers) { return registers - 4; }
 
+/// Whether the remainder that register tiles of `size` lanes leave of
+/// `extent` (a peeled tile, see LoopDim::peeled) vectorizes well: none, or
+/// a power-of-two number of lanes (see pickRegisterTile).
+bool hasVectorRemainder(int64_t extent, int64_t size) {
+  int64_t remainder = extent % size;
+  return remainder == 0 || llvm::isPowerOf2_64(remainder);
+}
+
 /// The register tile for `width` output columns (or rows) and `channels`
 /// channels (or columns) when the usual one (8 x 2 vectors) does not fit
-/// them (1000 channels, a 13x13 map, 100 rows, one row): only whole tiles
-/// (the decomposed op vectorizes only those) of whole vectors, enough
-/// accumulators in flight to hide the multiply-adds' latency, no more than
-/// `registers` hold, and as many useful lanes per instruction as that
-/// leaves. Falling back to one column of one channel made such convolutions
-/// scalar and latency-bound: 25x slower than a tuned schedule.
+/// them (1000 channels, a 13x13 map, 100 rows, one row): tiles of a
+/// power-of-two number of lanes, no more accumulators than `registers`
+/// hold, whose remainder tiles (peeled, so static) are too, at the least
+/// cost in
+/// FMA issue slots per reduction step over the whole plane, remainder tiles
+/// included (a tile with fewer accumulators than the latency needs costs as
+/// if it had that many), then with the fewest remainder tiles. (Falling back to
+/// one column of one channel made such convolutions scalar and latency-bound:
+/// 25x slower than a tuned schedule; allowing only tiles that divide the
+/// extents left 8-lane tiles for 1000 channels, 30% below the vendor library.)
 RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
                               unsigned registers) {
-  // The channel tiles of whole vectors (isWholeVectors) up to 8 vectors,
-  // narrower ones first: of equal throughputs, the first found stays.
+  // The channel tiles of a power-of-two number of lanes up to 8 vectors,
+  // narrower ones first. (Tiles of 3, 5, 6 or 7 vectors are legalized by
+  // LLVM through shuffles on every step: a 7 x 48 tile ran at 5 GFLOP/s.)
   SmallVector<int64_t> sizes;
   for (int64_t size = lanes / 2; size >= 1; size /= 2)
     sizes.push_back(size);
-  for (int64_t size = lanes; size <= 8 * lanes; size += lanes)
+  for (int64_t size = lanes; size <= 8 * lanes; size *= 2)
     sizes.push_back(size);
+  int64_t latency = getLatencyAccumulators(registers);
+  auto slots = [&](int64_t columns, int64_t size) -> int64_t {
+    if (columns == 0 || size == 0)
+      return 0;
+    return std::max<int64_t>(
+        columns * static_cast<int64_t>(llvm::divideCeil(size, lanes)), latency);
+  };
   RegisterTile best{1, 1};
-  double bestThroughput = 0;
+  int64_t bestCost = std::numeric_limits<int64_t>::max(), bestRemainders = 0;
   for (int64_t columns = 1; columns <= std::min<int64_t>(width, 16);
        ++columns) {
-    if (width % columns != 0)
-      continue;
     for (int64_t size : sizes) {
-      if (size > channels || channels % size != 0)
+      if (size > channels || !hasVectorRemainder(channels, size))
         continue;
-      int64_t accumulators = columns * llvm::divideCeil(size, lanes);
-      if (accumulators > getMaxAccumulators(registers))
+      // Narrower than a vector only where the channels are (small groups).
+      if (size < lanes && channels % size != 0)
         continue;
-      // Lanes computed per instruction slot: fewer accumulators than the
-      // latency needs stall.
-      double throughput =
-          static_cast<double>(columns * size) /
-          std::max(accumulators, getLatencyAccumulators(registers));
-      if (throughput > bestThroughput) {
-        bestThroughput = throughput;
+      if (columns * static_cast<int64_t>(llvm::divideCeil(size, lanes)) >
+          getMaxAccumulators(registers))
+        continue;
+      int64_t fullColumns = width / columns, restColumns = width % columns;
+      int64_t fullChannels = channels / size, restChannels = channels % size;
+      int64_t cost = fullColumns * fullChannels * slots(columns, size) +
+                     fullColumns * slots(columns, restChannels) +
+                     fullChannels * slots(restColumns, size) +
+                     slots(restColumns, restChannels);
+      // Of equal costs, fewer remainder tiles (less peeled code).
+      int64_t remainders = (restColumns ? fullChannels : 0) +
+                           (restChannels ? fullColumns : 0) +
+                           (restColumns && restChannels ? 1 : 0);
+      if (cost < bestCost ||
+          (cost == bestCost && remainders < bestRemainders)) {
+        bestCost = cost;
+        bestRemainders = remainders;
         best = {columns, size};
       }
     }
   }
   return best;
+}
+
+/// A cache tile of `extent` for register tiles of `multiple`: the extent if
+/// it is at most `preferred`, else a multiple of `multiple` that divides it
+/// and is at least half of `preferred`, else the largest multiple of
+/// `multiple` up to `preferred` (its loop is peeled; the register tiles in
+/// every full cache tile are then whole).
+int64_t pickCacheTile(int64_t extent, int64_t preferred, int64_t multiple) {
+  int64_t tile = pickTile(extent, preferred, multiple);
+  if (ShapedType::isDynamic(extent) || extent % tile == 0 ||
+      tile % multiple == 0)
+    return tile;
+  return std::max(multiple, preferred - preferred % multiple);
+}
+
+/// The tile of a parallel level over `threads`, or 0 if none fits: it
+/// divides `extent` (an scf.forall is not peeled: its partial tiles would
+/// have sizes known only at run time, which a convolution cannot vectorize
+/// and a matmul pads on every reduction step) into `threads` to 4 x
+/// `threads` tiles, the count that balances the threads best, then a
+/// multiple of `multiple`, then the largest.
+int64_t pickThreadTile(int64_t extent, unsigned threads, int64_t multiple) {
+  if (ShapedType::isDynamic(extent) || threads < 2)
+    return 0;
+  int64_t best = 0;
+  double bestBalance = 0;
+  bool bestAligned = false;
+  for (int64_t parts = threads; parts <= 4 * static_cast<int64_t>(threads);
+       ++parts) {
+    if (extent % parts != 0)
+      continue;
+    int64_t tile = extent / parts;
+    double balance = static_cast<double>(parts) /
+                     (llvm::divideCeil(parts, threads) * threads);
+    bool aligned = tile % multiple == 0;
+    if (balance > bestBalance + 1e-9 ||
+        (balance > bestBalance - 1e-9 && aligned && !bestAligned)) {
+      best = tile;
+      bestBalance = balance;
+      bestAligned = aligned;
+    }
+  }
+  return best;
+}
+
+/// How well a parallel tile of `tile` balances `extent` over `threads`.
+double getThreadBalance(int64_t extent, int64_t tile, unsigned threads) {
+  if (tile <= 0)
+    return 0;
+  int64_t parts = llvm::divideCeil(extent, tile);
+  return static_cast<double>(parts) /
+         (llvm::divideCeil(parts, threads) * threads);
 }
 
 /// The largest multiple of `multiple` (which divides `extent`) that divides
@@ -204,59 +286,67 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
     result.append({sm, sn, sk});
     return result;
   };
-  int64_t mr = std::min(kMatmulRegisterRows, w.extent(m));
-  int64_t nr = std::min(2 * lanes, w.extent(n));
+  bool isStatic = !ShapedType::isDynamic(w.extent(m)) &&
+                  !ShapedType::isDynamic(w.extent(n));
+  // Threads: tiles that divide the batch, the rows or the columns (see
+  // pickThreadTile), whichever balances best (rows on a tie, if there are
+  // at least as many); else about equal chunks of the larger.
+  SmallVector<int64_t> threadTile;
+  if (threads > 1) {
+    if (batch && w.extent(0) >= threads) {
+      threadTile = sizes(w.extent(m), w.extent(n), 0);
+      threadTile[0] = chunk(w.extent(0), threads, 1);
+    } else {
+      int64_t rows = pickThreadTile(w.extent(m), threads, kMatmulRegisterRows);
+      int64_t columns = pickThreadTile(w.extent(n), threads, 2 * lanes);
+      double rowBalance = getThreadBalance(w.extent(m), rows, threads);
+      double columnBalance = getThreadBalance(w.extent(n), columns, threads);
+      bool byRows =
+          rowBalance > columnBalance + 1e-9 ||
+          (rowBalance > columnBalance - 1e-9 && w.extent(m) >= w.extent(n));
+      if (rows == 0 && columns == 0) {
+        byRows = w.extent(m) >= w.extent(n);
+        rows = chunk(w.extent(m), threads, kMatmulRegisterRows);
+        columns = chunk(w.extent(n), threads, 2 * lanes);
+      }
+      threadTile =
+          byRows ? sizes(rows, w.extent(n), 0) : sizes(w.extent(m), columns, 0);
+    }
+    if (batch)
+      threadTile[0] = threadTile[0] ? threadTile[0] : 1;
+  }
+  // The extents one thread's tile has.
+  int64_t rowExtent = threadTile.empty() ? w.extent(m) : threadTile[m];
+  int64_t columnExtent = threadTile.empty() ? w.extent(n) : threadTile[n];
+
+  int64_t mr = std::min(kMatmulRegisterRows, rowExtent);
+  int64_t nr = std::min(2 * lanes, columnExtent);
   // Where that register tile does not divide the rows and columns (100
   // rows, 1000 columns), is not whole vectors (24 columns) or has too few
   // accumulators to hide the FMA latency (fewer than 8 rows: a
-  // matrix-vector product ran at 6 GFLOP/s with 2), one that fits, and
-  // tiles at every level that divide the extents: a partial tile is not
-  // vectorized, and 100 rows ran 30x slower than 128.
-  bool dividing = false;
-  if (!ShapedType::isDynamic(w.extent(m)) &&
-      !ShapedType::isDynamic(w.extent(n))) {
+  // matrix-vector product ran at 6 GFLOP/s with 2), one chosen for these
+  // extents, remainder tiles included (pickRegisterTile); the loops peel
+  // the remainders.
+  if (isStatic) {
     // divideCeil of two int64_t is unsigned; the counts are small.
     int64_t accumulators =
         mr * static_cast<int64_t>(llvm::divideCeil(nr, lanes));
     bool latencyBound = accumulators < getLatencyAccumulators(registers);
-    if (!isWholeVectors(nr, lanes) || latencyBound || w.extent(m) % mr != 0 ||
-        w.extent(n) % nr != 0) {
+    if (!isWholeVectors(nr, lanes) || latencyBound || rowExtent % mr != 0 ||
+        columnExtent % nr != 0) {
       RegisterTile tile =
-          pickRegisterTile(w.extent(m), w.extent(n), lanes, registers);
+          pickRegisterTile(rowExtent, columnExtent, lanes, registers);
       mr = tile.columns;
       nr = tile.channels;
-      dividing = true;
     }
   }
-  auto rowTile = [&](int64_t preferred) {
-    return dividing ? pickDividingTile(w.extent(m), preferred, mr)
-                    : pickTile(w.extent(m), preferred, mr);
-  };
-  auto columnTile = [&](int64_t preferred) {
-    return dividing ? pickDividingTile(w.extent(n), preferred, nr)
-                    : pickTile(w.extent(n), preferred, nr);
-  };
   // Outer level: threads and/or the epilogue (only parallel dims).
   if (threads > 1 || hasEpilogue) {
-    SmallVector<int64_t> outer;
-    if (threads > 1 && batch && w.extent(0) >= threads) {
-      outer = sizes(w.extent(m), w.extent(n), 0);
-      outer[0] = chunk(w.extent(0), threads, 1);
-    } else if (threads > 1 && w.extent(m) >= w.extent(n)) {
-      outer = sizes(dividing ? rowTile(llvm::divideCeil(w.extent(m), threads))
-                             : chunk(w.extent(m), threads, mr),
-                    w.extent(n), 0);
-    } else if (threads > 1) {
-      outer =
-          sizes(w.extent(m),
-                dividing ? columnTile(llvm::divideCeil(w.extent(n), threads))
-                         : chunk(w.extent(n), threads, nr),
-                0);
-    } else {
-      outer = sizes(rowTile(kMatmulCacheRows), columnTile(16 * lanes), 0);
-    }
-    if (batch)
-      outer[0] = outer[0] ? outer[0] : 1;
+    SmallVector<int64_t> outer =
+        threadTile.empty()
+            ? sizes(pickCacheTile(w.extent(m), kMatmulCacheRows, mr),
+                    pickCacheTile(w.extent(n), 16 * lanes, nr), 0)
+            : threadTile;
     if (w.tile(outer)) {
       if (threads > 1)
         w.parallelize();
@@ -270,7 +360,8 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   bool packB =
       static_cast<double>(w.extent(n)) * w.extent(k) * 4 > kMatmulPackBytes &&
       w.extent(m) >= kMatmulPackMinRows;
-  bool tiled = w.tile(sizes(rowTile(kMatmulCacheRows), columnTile(16 * lanes),
+  bool tiled = w.tile(sizes(pickCacheTile(w.extent(m), kMatmulCacheRows, mr),
+                            pickCacheTile(w.extent(n), 16 * lanes, nr),
                             pickTile(w.extent(k), kMatmulCacheDepth)));
   if (tiled && packB && batch == 0) {
     w.interchange({1, 2, 0});
@@ -297,17 +388,27 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   unsigned columnDim = info.widthDims->output;
   unsigned channelDim = *info.channelDim;
 
+  // Rows and groups are tiled to 1 further in, so their thread tiles may
+  // leave a partial one; channels are not, so theirs must divide
+  // (pickThreadTile). A fused epilogue is vectorized only in tiles that
+  // divide the domain: hence rows by a divisor.
+  auto threadTile = [&](unsigned dim, int64_t multiple) {
+    int64_t tile = pickThreadTile(w.extent(dim), threads, multiple);
+    return tile ? tile : chunk(w.extent(dim), threads, multiple);
+  };
   if (threads > 1 || hasEpilogue) {
     SmallVector<int64_t> outer(numDims, 0);
     if (threads > 1 && w.extent(rowDim) >= threads)
-      outer[rowDim] = chunk(w.extent(rowDim), threads, 1);
+      outer[rowDim] = threadTile(rowDim, 1);
     else if (threads > 1 && info.groupDim &&
              w.extent(*info.groupDim) >= threads)
-      outer[*info.groupDim] = chunk(w.extent(*info.groupDim), threads, 1);
-    else if (threads > 1)
-      outer[channelDim] = chunk(w.extent(channelDim), threads, lanes);
-    else
-      outer[rowDim] = pickTile(w.extent(rowDim), 8);
+      outer[*info.groupDim] = threadTile(*info.groupDim, 1);
+    else if (threads > 1 && pickThreadTile(w.extent(channelDim), threads, 1))
+      outer[channelDim] = pickThreadTile(w.extent(channelDim), threads, lanes);
+    else if (threads == 1)
+      outer[rowDim] = ShapedType::isDynamic(w.extent(rowDim))
+                          ? pickTile(w.extent(rowDim), 8)
+                          : pickDividingTile(w.extent(rowDim), 8, 1);
     if (w.tile(outer)) {
       if (threads > 1)
         w.parallelize();
@@ -332,6 +433,8 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   inner[columnDim] = pickTile(w.extent(columnDim), columns);
   bool isStatic = !ShapedType::isDynamic(w.extent(channelDim)) &&
                   !ShapedType::isDynamic(w.extent(columnDim));
+  // Elsewhere one chosen for these extents, remainder tiles included
+  // (pickRegisterTile); the loops peel the remainders.
   if (isStatic && (!isWholeVectors(inner[channelDim], lanes) ||
                    w.extent(channelDim) % inner[channelDim] != 0 ||
                    w.extent(columnDim) % inner[columnDim] != 0)) {
@@ -348,9 +451,10 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
     inner[*info.inputChannelDim] = 1;
     inner[info.widthDims->window] = 1;
   }
-  // All tiles must be full for the decomposed op to vectorize.
+  // Partial tiles are peeled into static ones, except where the extent is
+  // known only at run time: the decomposed op vectorizes only static tiles.
   for (auto [dim, size] : llvm::enumerate(inner))
-    if (size != 0 && w.extent(dim) % size != 0)
+    if (size != 0 && ShapedType::isDynamic(w.extent(dim)))
       size = 1;
   // A convolution whose weights for one channel tile (all input channels)
   // are large (3x3x512x32 floats: 590 KB, strided by the output channels)

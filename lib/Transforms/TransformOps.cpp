@@ -7,9 +7,16 @@
 #include "tcl/Transforms/TransformOps.h"
 #include "tcl/Support/GroupedConv.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformTypes.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -73,6 +80,87 @@ DiagnosedSilenceableFailure DecomposeGroupedConvOp::applyToOne(
   return DiagnosedSilenceableFailure::success();
 }
 
+/// The canonicalization patterns of every loaded dialect and registered op,
+/// with those that fold the affine.min of tile sizes within loops.
+static FrozenRewritePatternSet getPeelingCleanupPatterns(MLIRContext *ctx) {
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+  scf::populateSCFForLoopCanonicalizationPatterns(patterns);
+  return FrozenRewritePatternSet(std::move(patterns));
+}
+
+DiagnosedSilenceableFailure
+PeelPartialLoopsOp::apply(transform::TransformRewriter &rewriter,
+                          transform::TransformResults &,
+                          transform::TransformState &state) {
+  SmallVector<scf::ForOp> loops;
+  for (Operation *op : state.getPayloadOps(getTarget()))
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      loops.push_back(loop);
+  // Innermost first: peeling a loop copies its body, inner peels included.
+  auto depth = [](Operation *op) {
+    unsigned result = 0;
+    for (Operation *parent = op->getParentOp(); parent;
+         parent = parent->getParentOp())
+      ++result;
+    return result;
+  };
+  llvm::sort(
+      loops, [&](scf::ForOp a, scf::ForOp b) { return depth(a) > depth(b); });
+  SmallVector<scf::ForOp> peeled;
+  for (scf::ForOp loop : loops) {
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!lower || !upper || !step || *step <= 1 ||
+        (*upper - *lower) % *step == 0)
+      continue;
+    scf::ForOp remainder;
+    rewriter.setInsertionPoint(loop);
+    if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder)))
+      continue;
+    // The remainder runs once, at the peeled loop's new upper bound: its
+    // tile offsets and sizes become constants.
+    rewriter.setInsertionPoint(remainder);
+    Value start = rewriter.create<arith::ConstantIndexOp>(
+        remainder.getLoc(), *upper - (*upper - *lower) % *step);
+    rewriter.replaceAllUsesWith(remainder.getInductionVar(), start);
+    peeled.append({loop, remainder});
+  }
+  if (peeled.empty())
+    return DiagnosedSilenceableFailure::success();
+
+  // Fold the now constant tile sizes into static types (and the remainder
+  // loops of inner dimensions into their bodies) inside the outermost loops
+  // peeled. Those loops themselves stay: they may be all that encloses a
+  // copy of the nest, and a schedule's clean-ups work within loops.
+  SmallVector<scf::ForOp> outermost;
+  for (scf::ForOp loop : peeled)
+    if (llvm::none_of(peeled, [&](scf::ForOp other) {
+          return other != loop && other->isProperAncestor(loop);
+        }))
+      outermost.push_back(loop);
+  FrozenRewritePatternSet patterns = getPeelingCleanupPatterns(getContext());
+  GreedyRewriteConfig config;
+  // Handles follow the ops that canonicalization replaces.
+  if (OpBuilder::Listener *listener = rewriter.getListener();
+      listener && listener->getKind() ==
+                      OpBuilder::ListenerBase::Kind::RewriterBaseListener)
+    config.listener = static_cast<RewriterBase::Listener *>(listener);
+  for (scf::ForOp loop : outermost)
+    (void)applyPatternsAndFoldGreedily(loop.getRegion(), patterns, config);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void PeelPartialLoopsOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::modifiesPayload(effects);
+}
+
 #define GET_OP_CLASSES
 #include "tcl/Transforms/TransformOps.cpp.inc"
 
@@ -85,6 +173,8 @@ public:
   void init() {
     declareGeneratedDialect<linalg::LinalgDialect>();
     declareGeneratedDialect<tensor::TensorDialect>();
+    declareGeneratedDialect<scf::SCFDialect>();
+    declareGeneratedDialect<affine::AffineDialect>();
     registerTransformOps<
 #define GET_OP_LIST
 #include "tcl/Transforms/TransformOps.cpp.inc"

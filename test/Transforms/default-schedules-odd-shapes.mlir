@@ -1,31 +1,34 @@
 // Convolutions and matmuls whose maps, rows and channel counts the usual
-// register tile (8 columns or rows x 2 vectors) does not divide get another
-// tile of whole vectors (or one narrower power-of-two vector) that does,
-// with enough accumulators to hide the multiply-adds' latency and no more
-// than the registers hold. Before, such a tile fell back to one column of
-// one channel (scalar code, 25-50x slower: SqueezeNet's 1000-channel
-// classifier at 13x13) or left partial tiles that were not vectorized.
+// register tile (8 columns or rows x 2 vectors) does not divide get the
+// tile of whole vectors that costs the fewest FMA issue slots over the whole
+// output, its remainder tiles (peeled, static) included, with enough
+// accumulators to hide the multiply-adds' latency and no more than the
+// registers hold. Before, such a tile fell back to one column of one
+// channel (scalar code, 25-50x slower: SqueezeNet's 1000-channel classifier
+// at 13x13), then to tiles that divide the extents (8 lanes for 1000
+// channels: 0.7x the vendor library).
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512" | FileCheck %s
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx2" | FileCheck %s --check-prefix=AVX2
 
-// 13 columns of 8 channels: 1000 = 8 x 125 has no multiple of 16 lanes.
+// 13 columns of 2 vectors (26 accumulators of 32 registers), the last 8 of
+// the 1000 channels a peeled tile of half a vector.
 // CHECK-LABEL: tcl.sched.schedule task "default_0" {{.*}} loops [1 parallel, 13 parallel, 13 parallel, 1000 parallel, 1 reduction, 1 reduction, 512 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 8, 0, 0, 1]
-// 13 columns of 2 vectors: 26 accumulators of 32 registers.
+//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 32, 0, 0, 1]
 // CHECK-LABEL: tcl.sched.schedule task "default_1" {{.*}} loops [1 parallel, 13 parallel, 13 parallel, 1024 parallel, 1 reduction, 1 reduction, 512 reduction]
 //  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 32, 0, 0, 1]
+// 7 columns of one vector; 440 = 27 x 16 + 8. (2 vectors would leave 24
+// channels, 3 a tile LLVM legalizes with shuffles: 5 GFLOP/s.)
 // CHECK-LABEL: tcl.sched.schedule task "default_2" {{.*}} loops [1 parallel, 7 parallel, 7 parallel, 440 parallel, 1 reduction, 1 reduction, 440 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 8, 0, 0, 1]
+//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 16, 0, 0, 1]
 
-// Matmuls: 100 rows (a 64-row cache tile left 36, and partial tiles are not
-// vectorized: 30x slower) take 50-row tiles of 2 x 8 vectors; 24 columns
-// 16 rows of 8.
+// Matmuls: 100 rows in 50-row cache tiles of 2 x 8 vectors; 24 columns in
+// 16 rows of one vector and a peeled half vector.
 // CHECK-LABEL: tcl.sched.schedule task "default_3" anchor "linalg.matmul" {{.*}} loops [100 parallel, 256 parallel, 256 reduction]
 //  CHECK-NEXT:   tcl.sched.tile [50, 0, 128]
 //  CHECK-NEXT:   tcl.sched.tile [2, 128, 1]
 // CHECK-LABEL: tcl.sched.schedule task "default_4" anchor "linalg.matmul" {{.*}} loops [256 parallel, 24 parallel, 256 reduction]
 //  CHECK-NEXT:   tcl.sched.tile [64, 0, 128]
-//  CHECK-NEXT:   tcl.sched.tile [16, 8, 1]
+//  CHECK-NEXT:   tcl.sched.tile [16, 16, 1]
 
 // Large weights (3x3x512 input channels for each 32-channel tile: 590 KB,
 // strided by the 512 output channels): a channel tile and 64 input channels
@@ -40,13 +43,19 @@
 //  CHECK-NEXT:   tcl.sched.tile [0, 256, 128]
 //  CHECK-NEXT:   tcl.sched.tile [0, 128, 1]
 
-// AVX2 has 16 registers: one column of 5 vectors, or of 8 (whose weights,
-// 512 x 64 floats, take the cache level too).
+// AVX2 has 16 registers: 5 columns of 2 vectors (13 = 2 x 5 + 3), one
+// column of 8 vectors (whose weights, 512 x 64 floats, take the cache level
+// too), 7 columns of one vector; 8 rows of one vector for 24 columns.
 // AVX2-LABEL: tcl.sched.schedule task "default_0"
-//  AVX2-NEXT:   tcl.sched.tile [0, 1, 1, 40, 0, 0, 1]
+//  AVX2-NEXT:   tcl.sched.tile [0, 1, 5, 16, 0, 0, 1]
 // AVX2-LABEL: tcl.sched.schedule task "default_1"
 //  AVX2-NEXT:   tcl.sched.tile [0, 0, 0, 64, 0, 0, 256]
 //  AVX2-NEXT:   tcl.sched.tile [0, 1, 1, 0, 0, 0, 1]
+// AVX2-LABEL: tcl.sched.schedule task "default_2"
+//  AVX2-NEXT:   tcl.sched.tile [0, 1, 0, 8, 0, 0, 1]
+// AVX2-LABEL: tcl.sched.schedule task "default_4"
+//  AVX2-NEXT:   tcl.sched.tile [64, 0, 128]
+//  AVX2-NEXT:   tcl.sched.tile [8, 8, 1]
 
 func.func @squeezenet_classifier(%x: tensor<1x13x13x512xf32>, %w: tensor<1x1x512x1000xf32>, %o: tensor<1x13x13x1000xf32>) -> tensor<1x13x13x1000xf32> {
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x13x13x512xf32>, tensor<1x1x512x1000xf32>) outs(%o : tensor<1x13x13x1000xf32>) -> tensor<1x13x13x1000xf32>

@@ -44,4 +44,31 @@ def DecomposeGroupedConvOp : Op<Transform_Dialect, "tcl.decompose_grouped_conv",
   }];
 }
 
+def PeelPartialLoopsOp : Op<Transform_Dialect, "tcl.peel_partial_loops",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Peels the last, partial iteration of loops whose step does "
+                "not divide their static range";
+  let description = [{
+    Each scf.for of the target with constant bounds and a step that does not
+    divide its range is split into a loop of whole steps and a loop over the
+    remainder (upstream `scf::peelForLoopAndSimplifyBounds`), so that the
+    tiles inside both have static sizes and are vectorized without padding.
+    Other loops (dividing steps, bounds known only at run time, other ops)
+    are left as they are. Loops nested in others of the target are peeled
+    first, so that peeling an outer loop copies the peeled inner ones. The
+    remainder loops run once; their induction variable becomes the constant
+    it takes, and the bodies of the outermost loops peeled are canonicalized
+    so that the tiles inside have static types (the loops themselves stay).
+
+    The main loops stay the ops that handles refer to; the remainder loops
+    and what they hold are new ops that no handle refers to (schedules find
+    them again by their attributes, which are copied).
+  }];
+  let cppNamespace = "::mlir::tcl";
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+}
+
 #endif // TCL_TRANSFORMS_TRANSFORMOPS_TD

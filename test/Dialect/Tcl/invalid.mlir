@@ -232,10 +232,33 @@ tcl.sched.schedule task "t" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-avx512
 
 tcl.sched.schedule task "t" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-avx512"
     loops [1 parallel, 56 parallel, 56 parallel, 64 parallel, 3 reduction, 3 reduction, 64 reduction] {
-  tcl.sched.tile [1, 1, 5, 32, 1, 1, 8]
+  tcl.sched.tile [0, 0, 0, 48, 0, 0, 0]
+  tcl.sched.parallelize
+  tcl.sched.tile [1, 1, 8, 16, 1, 1, 8]
   tcl.sched.decompose
-  // expected-error @below {{'tcl.sched.vectorize' op partial tiles of linalg.conv_1d_nwc_wcf cannot be vectorized}}
+  // expected-error @below {{'tcl.sched.vectorize' op partial tiles of linalg.conv_1d_nwc_wcf cannot be vectorized: a parallel tile level (or a dynamic extent) leaves tiles whose size is known only at run time}}
   tcl.sched.vectorize
+}
+
+// -----
+
+// Sequential tile levels that do not divide are peeled: the same tiles as
+// above without the parallel level are valid.
+tcl.sched.schedule task "t" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-avx512"
+    loops [1 parallel, 56 parallel, 56 parallel, 64 parallel, 3 reduction, 3 reduction, 64 reduction] {
+  tcl.sched.tile [0, 0, 0, 48, 0, 0, 0]
+  tcl.sched.tile [1, 1, 5, 16, 1, 1, 8]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+}
+
+// -----
+
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 64 parallel, 100 reduction] {
+  tcl.sched.tile [0, 0, 32]
+  // expected-error @below {{'tcl.sched.split_reduction' op cannot split a reduction loop with partial tiles}}
+  tcl.sched.split_reduction by 2
 }
 
 // -----

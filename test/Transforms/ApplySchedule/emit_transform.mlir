@@ -1,6 +1,6 @@
 // With emit-transform, each schedule is replaced by the transform sequence it
 // lowers to: one upstream transform op (or a few) per primitive.
-// RUN: tcl-opt %s --tcl-apply-schedule=emit-transform | FileCheck %s
+// RUN: tcl-opt %s -split-input-file --tcl-apply-schedule=emit-transform | FileCheck %s
 
 // CHECK: module attributes {transform.with_named_sequence}
 // CHECK: transform.named_sequence @__tcl_mm_0(%[[ROOT:.*]]: !transform.any_op {transform.readonly})
@@ -39,4 +39,31 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
   tcl.sched.vectorize
   tcl.sched.hoist_accumulators
   tcl.sched.unroll level 1 dim 2 by 4
+}
+
+// -----
+
+// A sequential level whose tiles do not divide (100 rows by 8) tags its
+// loops and the anchor, peels the loops (tcl.peel_partial_loops) and finds
+// them, now with their copies in the remainder, again by those tags.
+// CHECK-LABEL: transform.named_sequence @__tcl_partial_0
+// CHECK:   %[[T:.*]], %[[L:.*]]:3 = transform.structured.tile_using_for %{{.*}} tile_sizes [8, 32, 1]
+// CHECK:   transform.annotate %[[L]]#0 "__tcl_sched_loop_0_0"
+// CHECK:   transform.annotate %[[L]]#2 "__tcl_sched_loop_0_2"
+// CHECK:   transform.annotate %[[T]] "__tcl_sched_anchor"
+// CHECK:   %[[ALL:.*]] = transform.merge_handles %[[L]]#0, %[[L]]#1, %[[L]]#2
+// CHECK:   transform.tcl.peel_partial_loops %[[ALL]]
+// CHECK:   %[[K:.*]] = transform.structured.match attributes {__tcl_sched_loop_0_2}
+// CHECK:   %[[A:.*]] = transform.structured.match attributes {__tcl_sched_anchor}
+// CHECK:   transform.structured.vectorize %[[A]]
+// CHECK:   transform.loop.hoist_loop_invariant_subsets %[[K]]
+func.func @partial(%a: tensor<100x64xf32>, %b: tensor<64x32xf32>, %c: tensor<100x32xf32>) -> tensor<100x32xf32> {
+  %0 = linalg.matmul {tcl.task = "partial"} ins(%a, %b : tensor<100x64xf32>, tensor<64x32xf32>) outs(%c : tensor<100x32xf32>) -> tensor<100x32xf32>
+  return %0 : tensor<100x32xf32>
+}
+tcl.sched.schedule task "partial" anchor "linalg.matmul" target "x86-avx512"
+    loops [100 parallel, 32 parallel, 64 reduction] {
+  tcl.sched.tile [8, 32, 1]
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
 }

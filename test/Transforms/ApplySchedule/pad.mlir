@@ -2,9 +2,11 @@
 // `hoist N` the copies of whole panels move out of N enclosing loops.
 // RUN: tcl-opt %s -split-input-file --tcl-apply-schedule | FileCheck %s
 
+// (The partial last tiles of rows and columns are peeled: 96 of the 100
+// rows and 192 of the 200 columns are whole tiles.)
 // CHECK-LABEL: func.func @mm
-//       CHECK:   scf.for %{{.*}} = %c0 to %c100 step %c32
-//       CHECK:     scf.for %{{.*}} = %c0 to %c200 step %c64
+//       CHECK:   scf.for %{{.*}} = %c0 to %c96 step %c32
+//       CHECK:     scf.for %{{.*}} = %c0 to %c192 step %c64
 // The panels of A and B are packed for all k tiles before the k loop:
 //       CHECK:       scf.for {{.*}} -> (tensor<4x32x64xf32>)
 //       CHECK:         tensor.pad {{.*}} nofold

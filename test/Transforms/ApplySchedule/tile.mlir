@@ -1,5 +1,5 @@
 // Multi-level tiling: each tile level becomes a scf.for nest over the tiled
-// dimensions (0 = untiled); partial tiles get affine.min bounds.
+// dimensions (0 = untiled); loops with a partial last tile are peeled.
 // RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s
 
 // CHECK-LABEL: func.func @mm
@@ -20,11 +20,16 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
   tcl.sched.tile [8, 32, 4]
 }
 
-// Tile sizes that do not divide the extent leave a partial last tile.
+// Tile sizes that do not divide the extent leave a partial last tile; the
+// loop is peeled: the whole tiles in a loop, the last one after it, both
+// with static sizes.
 // CHECK-LABEL: func.func @partial
-//       CHECK:   scf.for %[[I:.*]] = %c0 to %c100 step %c32
-//       CHECK:     %[[SIZE:.*]] = affine.min #{{.*}}(%[[I]])
-//       CHECK:     linalg.matmul {{.*}}ins({{.*}} : tensor<?x64xf32>, tensor<64x64xf32>) outs({{.*}} : tensor<?x64xf32>)
+//       CHECK:   scf.for %{{.*}} = %c0 to %c96 step %c32
+//   CHECK-NOT:     affine.min
+//       CHECK:     linalg.matmul {{.*}}ins({{.*}} : tensor<32x64xf32>, tensor<64x64xf32>) outs({{.*}} : tensor<32x64xf32>)
+//       CHECK:   }
+//       CHECK:   tensor.extract_slice %{{.*}}[96, 0] [4, 64]
+//       CHECK:   linalg.matmul {{.*}}ins({{.*}} : tensor<4x64xf32>, tensor<64x64xf32>) outs({{.*}} : tensor<4x64xf32>)
 func.func @partial(%a: tensor<100x64xf32>, %b: tensor<64x64xf32>, %c: tensor<100x64xf32>) -> tensor<100x64xf32> {
   %0 = linalg.matmul {tcl.task = "partial"} ins(%a, %b : tensor<100x64xf32>, tensor<64x64xf32>) outs(%c : tensor<100x64xf32>) -> tensor<100x64xf32>
   return %0 : tensor<100x64xf32>

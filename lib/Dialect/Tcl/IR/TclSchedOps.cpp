@@ -274,7 +274,9 @@ LogicalResult TileOp::applyToState(ScheduleState &state) {
       loop.evenlyTiled = false;
     } else {
       level.tripCounts.push_back(llvm::divideCeil(loop.extent, size));
-      loop.evenlyTiled &= loop.extent % size == 0;
+      // A sequential level's loops are peeled (see LoopDim::peeled); a
+      // parallel one makes the tiles partial (ParallelizeOp).
+      loop.peeled |= loop.extent % size != 0;
     }
     loop.extent = size;
   }
@@ -325,6 +327,12 @@ LogicalResult ParallelizeOp::applyToState(ScheduleState &state) {
                    llvm::seq<int64_t>(0, (int64_t)(*level)->sizes.size())))
     return emitOpError("cannot parallelize an interchanged tile level: a "
                        "scf.forall has no loop order");
+  // An scf.forall is not peeled: where its tiles do not divide the extent
+  // (of the main tile or of a remainder an outer level peeled), the tiles
+  // inside are partial with sizes known only at run time.
+  for (auto [dim, size] : llvm::enumerate((*level)->sizes))
+    if (size != 0 && state.dims[dim].peeled)
+      state.dims[dim].evenlyTiled = false;
   (*level)->parallel = true;
   return success();
 }
@@ -412,6 +420,10 @@ LogicalResult SplitReductionOp::applyToState(ScheduleState &state) {
   if (state.padded)
     return emitOpError("cannot split a padded operation");
   LoopDim &reduction = state.dims[dim];
+  if (reduction.peeled || !reduction.evenlyTiled)
+    return emitOpError("cannot split a reduction loop with partial tiles: ")
+           << "the factor would not divide the remainder tiles; tile the "
+              "reduction loop by a divisor of its extent";
   if (ShapedType::isDynamic(reduction.extent) ||
       reduction.extent % factor != 0 || reduction.extent == factor)
     return emitOpError("factor ")
@@ -513,8 +525,10 @@ LogicalResult VectorizeOp::applyToState(ScheduleState &state) {
   if (partial && state.decomposed)
     return emitOpError("partial tiles of ")
            << state.anchorName
-           << " cannot be vectorized: padding a convolution's window is not "
-              "supported; choose tile sizes that divide the extents";
+           << " cannot be vectorized: a parallel tile level (or a dynamic "
+              "extent) leaves tiles whose size is known only at run time, and "
+              "padding a convolution's window is not supported; choose "
+              "parallel tile sizes that divide the extents";
   int64_t volume = state.innermostTileVolume();
   if (volume > kMaxVectorVolume)
     return emitOpError("the innermost tile has ")

@@ -94,9 +94,15 @@ struct LoopDim {
   /// ShapedType::kDynamic if unknown.
   int64_t extent;
   LoopKind kind;
-  /// False once a tile size that does not divide the extent was applied:
-  /// the innermost tiles may then be partial.
+  /// False once the innermost tiles may be partial with a size known only at
+  /// run time (a tile size that does not divide a dynamic extent, or a
+  /// parallel tile level, an scf.forall, that does not divide it): such
+  /// tiles are padded to the full static tile to be vectorized.
   bool evenlyTiled = true;
+  /// True once a sequential tile level did not divide the extent: its loops
+  /// are peeled, and the remainder tiles are copies of the nest with smaller
+  /// static extents (so still vectorized without padding).
+  bool peeled = false;
 };
 
 /// One `tile` primitive and the primitives attached to it.
