@@ -178,7 +178,26 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
   return space;
 }
 
-int64_t SearchSpace::pick(Rule rule, int64_t parent,
+bool SearchSpace::isPeeledLevel(const Genome &genome, unsigned level) const {
+  // Only the outer level can be parallel, by the first knob.
+  return !(level == 0 && !knobNames.empty() &&
+           knobNames.front() == "parallel" && !genome.knobs.empty() &&
+           genome.knobs.front() != 0);
+}
+
+std::vector<int64_t> SearchSpace::getTileChoices(int64_t parent,
+                                                 bool peeled) const {
+  std::vector<int64_t> choices = divisorsOf(parent);
+  if (!peeled)
+    return choices;
+  for (int64_t size = 1; size < parent; size *= 2)
+    if (parent % size != 0)
+      choices.push_back(size);
+  llvm::sort(choices);
+  return choices;
+}
+
+int64_t SearchSpace::pick(Rule rule, int64_t parent, bool peeled,
                           std::mt19937_64 &rng) const {
   switch (rule) {
   case Rule::Parent:
@@ -186,7 +205,7 @@ int64_t SearchSpace::pick(Rule rule, int64_t parent,
   case Rule::One:
     return 1;
   case Rule::Free:
-    return choose(divisorsOf(parent), rng);
+    return choose(getTileChoices(parent, peeled), rng);
   }
   llvm_unreachable("unknown rule");
 }
@@ -201,16 +220,18 @@ Genome SearchSpace::sample(std::mt19937_64 &rng) const {
 
 Genome SearchSpace::sampleOnce(std::mt19937_64 &rng) const {
   Genome genome;
+  // Knobs first: whether the outer level is parallel decides its sizes.
+  for (const std::vector<int64_t> &choices : knobChoices)
+    genome.knobs.push_back(choose(choices, rng));
   std::vector<int64_t> parent = extents;
-  for (const std::vector<Rule> &level : rules) {
+  for (auto [index, level] : llvm::enumerate(rules)) {
+    bool peeled = isPeeledLevel(genome, index);
     std::vector<int64_t> sizes;
     for (auto [dim, rule] : llvm::enumerate(level))
-      sizes.push_back(pick(rule, parent[dim], rng));
+      sizes.push_back(pick(rule, parent[dim], peeled, rng));
     genome.tiles.push_back(sizes);
     parent = sizes;
   }
-  for (const std::vector<int64_t> &choices : knobChoices)
-    genome.knobs.push_back(choose(choices, rng));
   return genome;
 }
 
@@ -219,17 +240,19 @@ void SearchSpace::refit(Genome &genome, unsigned fromLevel, unsigned dim,
   for (unsigned level = fromLevel; level < rules.size(); ++level) {
     int64_t parent = level ? genome.tiles[level - 1][dim] : extents[dim];
     int64_t &size = genome.tiles[level][dim];
-    if (rules[level][dim] == Rule::Free && parent % size == 0 && size <= parent)
+    bool peeled = isPeeledLevel(genome, level);
+    std::vector<int64_t> choices = getTileChoices(parent, peeled);
+    if (rules[level][dim] == Rule::Free && llvm::is_contained(choices, size))
       continue;
-    // Keep the closest divisor at or below the old size.
+    // Keep the closest allowed size at or below the old one.
     if (rules[level][dim] == Rule::Free) {
       int64_t best = 1;
-      for (int64_t d : divisorsOf(parent))
-        if (d <= size)
-          best = d;
+      for (int64_t choice : choices)
+        if (choice <= size)
+          best = choice;
       size = best;
     } else {
-      size = pick(rules[level][dim], parent, rng);
+      size = pick(rules[level][dim], parent, peeled, rng);
     }
   }
 }
@@ -252,7 +275,7 @@ Genome SearchSpace::mutateOnce(const Genome &genome,
     for (auto [dim, rule] : llvm::enumerate(dims))
       if (rule == Rule::Free) {
         int64_t parent = level ? genome.tiles[level - 1][dim] : extents[dim];
-        if (divisorsOf(parent).size() > 1)
+        if (getTileChoices(parent, isPeeledLevel(genome, level)).size() > 1)
           freeEntries.push_back({level, dim});
       }
   std::vector<unsigned> knobs;
@@ -267,9 +290,9 @@ Genome SearchSpace::mutateOnce(const Genome &genome,
     auto [level, dim] = freeEntries[which];
     int64_t parent = level ? child.tiles[level - 1][dim] : extents[dim];
     std::vector<int64_t> others;
-    for (int64_t d : divisorsOf(parent))
-      if (d != child.tiles[level][dim])
-        others.push_back(d);
+    for (int64_t size : getTileChoices(parent, isPeeledLevel(child, level)))
+      if (size != child.tiles[level][dim])
+        others.push_back(size);
     child.tiles[level][dim] = choose(others, rng);
     refit(child, level + 1, dim, rng);
   } else {
@@ -279,6 +302,9 @@ Genome SearchSpace::mutateOnce(const Genome &genome,
       if (v != child.knobs[knob])
         others.push_back(v);
     child.knobs[knob] = choose(others, rng);
+    // A level made parallel takes sizes that divide.
+    for (unsigned dim = 0; dim < extents.size(); ++dim)
+      refit(child, 0, dim, rng);
   }
   return child;
 }
@@ -314,10 +340,11 @@ bool SearchSpace::isWellFormed(const Genome &genome) const {
   for (size_t level = 0; level < rules.size(); ++level) {
     if (genome.tiles[level].size() != extents.size())
       return false;
+    bool peeled = isPeeledLevel(genome, level);
     for (size_t dim = 0; dim < extents.size(); ++dim) {
       int64_t parent = level ? genome.tiles[level - 1][dim] : extents[dim];
       int64_t size = genome.tiles[level][dim];
-      if (size <= 0 || parent % size != 0)
+      if (size <= 0 || size > parent || (!peeled && parent % size != 0))
         return false;
     }
   }

@@ -30,11 +30,12 @@
 //  CHECK-NEXT:   tcl.sched.tile [64, 0, 128]
 //  CHECK-NEXT:   tcl.sched.tile [16, 16, 1]
 
-// Large weights (3x3x512 input channels for each 32-channel tile: 590 KB,
+// Large weights (3x3x512 input channels for each 64-channel tile: 1.2 MB,
 // strided by the 512 output channels): a channel tile and 64 input channels
-// whose weights stay in cache over all output positions come first.
+// whose weights stay in cache over all output positions come first. (64
+// channels: 7 columns of 2 vectors would keep only 14 accumulators.)
 // CHECK-LABEL: tcl.sched.schedule task "default_5" {{.*}} loops [1 parallel, 7 parallel, 7 parallel, 512 parallel, 3 reduction, 3 reduction, 512 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [0, 0, 0, 32, 0, 0, 64]
+//  CHECK-NEXT:   tcl.sched.tile [0, 0, 0, 64, 0, 0, 64]
 //  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 0, 1, 1, 1]
 
 // A matrix-vector product (one row): the usual 1 x 2 vectors keep two

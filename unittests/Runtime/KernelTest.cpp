@@ -192,6 +192,79 @@ TEST_P(KernelTest, JitAndSharedLibraryAreBitIdentical) {
   EXPECT_EQ(fromJit[0].data, fromLibrary[0].data);
 }
 
+// A convolution + ReLU and a matmul whose sequential tile levels do not
+// divide their extents (13 rows by 5, 13 columns by 8, 40 channels by 16,
+// 100 rows by 48 and 8, a reduction of 24 by 16): the loops are peeled
+// into tiles of static sizes, each vectorized.
+constexpr const char *kPeeledConv = R"mlir(
+func.func @conv_relu(%x: tensor<1x15x15x24xf32>, %w: tensor<3x3x24x40xf32>) -> tensor<1x13x13x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x13x13x40xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x13x13x40xf32>) -> tensor<1x13x13x40xf32>
+  %conv = linalg.conv_2d_nhwc_hwcf {tcl.task = "conv", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x15x15x24xf32>, tensor<3x3x24x40xf32>) outs(%init : tensor<1x13x13x40xf32>) -> tensor<1x13x13x40xf32>
+  %out = linalg.generic {tcl.epilogue = "conv",
+      indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv : tensor<1x13x13x40xf32>) outs(%empty : tensor<1x13x13x40xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x13x13x40xf32>
+  return %out : tensor<1x13x13x40xf32>
+}
+tcl.sched.schedule task "conv" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-avx512"
+    loops [1 parallel, 13 parallel, 13 parallel, 40 parallel, 3 reduction, 3 reduction, 24 reduction] {
+  tcl.sched.tile [0, 5, 0, 0, 0, 0, 0]
+  tcl.sched.fuse_epilogue
+  tcl.sched.tile [1, 1, 8, 16, 1, 1, 8]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+}
+)mlir";
+
+constexpr const char *kPeeledMatmul = R"mlir(
+func.func @mm(%a: tensor<100x24xf32>, %b: tensor<24x40xf32>) -> tensor<100x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<100x40xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<100x40xf32>) -> tensor<100x40xf32>
+  %mm = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<100x24xf32>, tensor<24x40xf32>)
+      outs(%init : tensor<100x40xf32>) -> tensor<100x40xf32>
+  return %mm : tensor<100x40xf32>
+}
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
+    loops [100 parallel, 40 parallel, 24 reduction] {
+  tcl.sched.tile [48, 0, 16]
+  tcl.sched.tile [8, 32, 1]
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+  tcl.sched.unroll level 1 dim 2 by 4
+}
+)mlir";
+
+TEST_P(KernelTest, PeeledTilesMatchNaive) {
+  for (auto [source, entry] : {std::pair(kPeeledConv, "conv_relu"),
+                               std::pair(kPeeledMatmul, "mm")}) {
+    LoweringOptions options(Platform::host(GetParam()));
+    auto kernel = Kernel::jit(source, entry, options);
+    ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+    auto naiveSource = stripSchedules(source);
+    ASSERT_TRUE(bool(naiveSource));
+    LoweringOptions naiveOptions = options;
+    naiveOptions.defaultSchedules = false;
+    auto naive = Kernel::jit(*naiveSource, entry, naiveOptions);
+    ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
+    std::vector<Buffer> inputs = kernel->getSignature().makeRandomInputs(3);
+    std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
+    std::vector<Buffer> naiveOutputs = naive->getSignature().makeOutputs();
+    ASSERT_FALSE(bool(kernel->run(inputs, outputs)));
+    ASSERT_FALSE(bool(naive->run(inputs, naiveOutputs)));
+    EXPECT_LT(maxAbsDifference(outputs[0].data, naiveOutputs[0].data), 1e-4f)
+        << entry;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, KernelTest, ::testing::Values(1u, 2u));
 
 /// Code for a platform this host cannot execute is refused with the reason,

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Registration/Registration.h"
+#include "tcl/Transforms/ApplySchedule.h"
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Evaluation.h"
 #include "tcl/Tuning/Learned/RankingModel.h"
@@ -148,6 +149,64 @@ TEST_F(SearchTest, GeneratedProgramsVerify) {
               << anchor->getName().getStringRef().str() << " " << genome.str();
         }
       });
+    }
+  }
+}
+
+/// Odd extents (13 columns, 40 channels, 100 rows) also get tile sizes that
+/// do not divide them at sequential levels, whose loops are peeled, never
+/// at a parallel level (an scf.forall is not peeled); such schedules apply.
+TEST_F(SearchTest, OddExtentsTakePeeledTiles) {
+  constexpr const char *kOdd = R"mlir(
+func.func @f(%x: tensor<1x13x13x24xf32>, %w: tensor<1x1x24x40xf32>,
+             %o: tensor<1x13x13x40xf32>, %a: tensor<100x24xf32>,
+             %b: tensor<24x40xf32>, %c: tensor<100x40xf32>)
+    -> (tensor<1x13x13x40xf32>, tensor<100x40xf32>) {
+  %0 = linalg.conv_2d_nhwc_hwcf {tcl.task = "conv", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x13x13x24xf32>, tensor<1x1x24x40xf32>) outs(%o : tensor<1x13x13x40xf32>) -> tensor<1x13x13x40xf32>
+  %1 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<100x24xf32>, tensor<24x40xf32>)
+      outs(%c : tensor<100x40xf32>) -> tensor<100x40xf32>
+  return %0, %1 : tensor<1x13x13x40xf32>, tensor<100x40xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parse(kOdd);
+  ASSERT_TRUE(module);
+  SmallVector<linalg::LinalgOp> anchors;
+  module->walk([&](linalg::LinalgOp op) { anchors.push_back(op); });
+  ASSERT_EQ(anchors.size(), 2u);
+  for (unsigned threads : {1u, 2u}) {
+    for (linalg::LinalgOp anchor : anchors) {
+      StringRef task = anchor->getAttrOfType<StringAttr>("tcl.task").getValue();
+      auto space = SearchSpace::create(
+          anchor, Platform(*lookupTargetArch("x86-avx512"), threads),
+          /*hasEpilogue=*/false);
+      ASSERT_TRUE(space);
+      std::mt19937_64 rng(11);
+      unsigned peeled = 0;
+      for (int i = 0; i < 24; ++i) {
+        Genome genome = space->sample(rng);
+        ASSERT_TRUE(space->isWellFormed(genome)) << genome.str();
+        bool parallel = threads > 1 && genome.knobs.front() != 0;
+        for (auto [level, sizes] : llvm::enumerate(genome.tiles))
+          for (auto [dim, size] : llvm::enumerate(sizes)) {
+            int64_t parent = level ? genome.tiles[level - 1][dim]
+                                   : space->getExtents()[dim];
+            if (parent % size == 0)
+              continue;
+            EXPECT_FALSE(level == 0 && parallel) << genome.str();
+            ++peeled;
+          }
+        OwningOpRef<ModuleOp> payload = module->clone();
+        OpBuilder builder = OpBuilder::atBlockEnd(payload->getBody());
+        ScheduleOp schedule =
+            space->build(builder, UnknownLoc::get(&context), task, genome);
+        ScopedDiagnosticHandler silence(&context,
+                                        [](Diagnostic &) { return success(); });
+        ASSERT_TRUE(succeeded(verify(schedule))) << genome.str();
+        EXPECT_TRUE(succeeded(applySchedule(schedule, *payload)))
+            << task.str() << " " << genome.str();
+      }
+      EXPECT_GT(peeled, 0u) << task.str();
     }
   }
 }

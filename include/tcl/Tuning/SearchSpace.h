@@ -78,8 +78,9 @@ public:
   /// the other.
   Genome crossover(const Genome &a, const Genome &b,
                    std::mt19937_64 &rng) const;
-  /// Whether `genome` has this space's shape, valid tile chains and an
-  /// innermost tile of at most 4096 elements (it is unrolled into vector
+  /// Whether `genome` has this space's shape, valid tile chains (sizes that
+  /// divide the level above where the level is parallel) and an innermost
+  /// tile of at most 4096 elements (it is unrolled into vector
   /// code; larger ones take minutes to compile).
   bool isWellFormed(const Genome &genome) const;
 
@@ -98,8 +99,16 @@ private:
   Genome mutateOnce(const Genome &genome, std::mt19937_64 &rng) const;
   Genome crossoverOnce(const Genome &a, const Genome &b,
                        std::mt19937_64 &rng) const;
-  /// A random divisor of `extent` allowed by `rule`.
-  int64_t pick(Rule rule, int64_t parent, std::mt19937_64 &rng) const;
+  /// Whether tile level `level` of `genome` is sequential: its loops are
+  /// peeled where a tile does not divide (an scf.forall is not).
+  bool isPeeledLevel(const Genome &genome, unsigned level) const;
+  /// The sizes a free tile of `parent` may take: its divisors, and at a
+  /// peeled level the powers of two below it too (odd extents such as 1000
+  /// channels or 13 columns have few useful divisors).
+  std::vector<int64_t> getTileChoices(int64_t parent, bool peeled) const;
+  /// A random size of a tile of `parent` allowed by `rule`.
+  int64_t pick(Rule rule, int64_t parent, bool peeled,
+               std::mt19937_64 &rng) const;
   void refit(Genome &genome, unsigned fromLevel, unsigned dim,
              std::mt19937_64 &rng) const;
 
