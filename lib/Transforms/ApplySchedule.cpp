@@ -603,19 +603,31 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
             .Case([&](HoistAccumulatorsOp) {
               // A subset pair is hoisted only if its operands are defined
               // outside the loop and its offsets are the same SSA values:
-              // move the constants vectorization created inside the loop out
-              // (LICM) and unify them (CSE) first. The first hoist takes the
-              // output tile's extract/insert_slice pair out of the loop, the
-              // second the transfer_read/write pair that then operates on
-              // the new loop-carried tile.
+              // move the constants vectorization created inside the loops
+              // out (LICM) and unify them (CSE) first. Per loop, the first
+              // hoist takes the output tile's extract/insert_slice pair out
+              // of the loop, the second the transfer_read/write pair that
+              // then operates on the new loop-carried tile. Out of every
+              // reduction loop that encloses the innermost one directly,
+              // innermost first (a convolution's kernel rows and columns
+              // around its input channels: the stem's 3 input channels
+              // reloaded the accumulators every 3 steps).
+              unsigned lastIndex = finalState.levels.size() - 1;
               const TileLevel &last = finalState.levels.back();
-              Value loop =
-                  getLoop(finalState.levels.size() - 1, last.loopDims().back());
-              b.create<transform::ApplyLoopInvariantCodeMotionOp>(loc, loop);
+              SmallVector<Value> loops;
+              for (int64_t dim : llvm::reverse(last.loopDims())) {
+                if (last.kinds[dim] != LoopKind::Reduction)
+                  break;
+                loops.push_back(getLoop(lastIndex, dim));
+              }
+              for (Value loop : loops)
+                b.create<transform::ApplyLoopInvariantCodeMotionOp>(loc, loop);
               b.create<transform::ApplyCommonSubexpressionEliminationOp>(loc,
                                                                          root);
-              b.create<transform::HoistLoopInvariantSubsetsOp>(loc, loop);
-              b.create<transform::HoistLoopInvariantSubsetsOp>(loc, loop);
+              for (Value loop : loops) {
+                b.create<transform::HoistLoopInvariantSubsetsOp>(loc, loop);
+                b.create<transform::HoistLoopInvariantSubsetsOp>(loc, loop);
+              }
               return success();
             })
             // Attached to their tile level, emitted with it.

@@ -177,7 +177,9 @@ def Tcl_HoistAccumulatorsOp : Tcl_PrimitiveOp<"hoist_accumulators"> {
   let description = [{
     After vectorization, hoists the loop-invariant reads and writes of the
     output tile out of the innermost loop of the last tile level, which must
-    be a reduction loop.
+    be a reduction loop, and out of the reduction loops of that level that
+    directly enclose it (a convolution's kernel rows and columns around its
+    input channels).
   }];
   let assemblyFormat = "attr-dict";
 }
