@@ -155,13 +155,13 @@ bool hasVectorRemainder(int64_t extent, int64_t size) {
 /// them (1000 channels, a 13x13 map, 100 rows, one row): tiles of a
 /// power-of-two number of lanes, no more accumulators than `registers`
 /// hold, whose remainder tiles (peeled, so static) are too, at the least
-/// cost in
-/// FMA issue slots per reduction step over the whole plane, remainder tiles
-/// included (a tile with fewer accumulators than the latency needs costs as
-/// if it had that many), then with the fewest remainder tiles. (Falling back to
-/// one column of one channel made such convolutions scalar and latency-bound:
-/// 25x slower than a tuned schedule; allowing only tiles that divide the
-/// extents left 8-lane tiles for 1000 channels, 30% below the vendor library.)
+/// cost in FMA issue slots per reduction step over the whole plane,
+/// remainder tiles included (a tile with fewer accumulators than the
+/// latency needs costs as if it had that many), then with the fewest
+/// remainder tiles. (Falling back to one column of one channel made such
+/// convolutions scalar and latency-bound: 25x slower than a tuned schedule;
+/// allowing only tiles that divide the extents left 8-lane tiles for 1000
+/// channels, 30% below the vendor library.)
 RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
                               unsigned registers) {
   // The channel tiles of a power-of-two number of lanes up to 8 vectors,
@@ -224,6 +224,25 @@ int64_t pickCacheTile(int64_t extent, int64_t preferred, int64_t multiple) {
       tile % multiple == 0)
     return tile;
   return std::max(multiple, preferred - preferred % multiple);
+}
+
+/// The tile of a level that fuses the epilogue, with one thread, for
+/// register tiles of `registerTile`: the largest divisor of `extent` up to
+/// `preferred` that is at least half of it or a multiple of `registerTile`
+/// (fused ops are vectorized only in tiles that divide the domain) and,
+/// with `vectorRemainder`, leaves a register-tile remainder that
+/// vectorizes; else pickCacheTile's.
+int64_t pickFusedTile(int64_t extent, int64_t preferred, int64_t registerTile,
+                      bool vectorRemainder) {
+  if (ShapedType::isDynamic(extent))
+    return pickCacheTile(extent, preferred, registerTile);
+  int64_t largest = std::min(extent, preferred);
+  for (int64_t tile = largest; tile >= 1; --tile)
+    if (extent % tile == 0 &&
+        (2 * tile >= largest || tile % registerTile == 0) &&
+        (!vectorRemainder || hasVectorRemainder(tile, registerTile)))
+      return tile;
+  return pickCacheTile(extent, preferred, registerTile);
 }
 
 /// The tile of a parallel level over `threads`, or 0 if none fits: it
@@ -349,8 +368,8 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   if (threads > 1 || hasEpilogue) {
     SmallVector<int64_t> outer =
         threadTile.empty()
-            ? sizes(pickCacheTile(w.extent(m), kMatmulCacheRows, mr),
-                    pickCacheTile(w.extent(n), 16 * lanes, nr), 0)
+            ? sizes(pickFusedTile(w.extent(m), kMatmulCacheRows, mr, false),
+                    pickFusedTile(w.extent(n), 16 * lanes, nr, true), 0)
             : threadTile;
     if (w.tile(outer)) {
       if (threads > 1)

@@ -44,6 +44,15 @@
 //  CHECK-NEXT:   tcl.sched.tile [0, 256, 128]
 //  CHECK-NEXT:   tcl.sched.tile [0, 128, 1]
 
+// With an epilogue and one thread, the level that fuses it takes tiles
+// that divide the domain (fused ops are vectorized only then): 13 of the
+// 169 rows (the register tile's), 200 of the 1000 columns (6 x 32 + 8).
+// CHECK-LABEL: tcl.sched.schedule task "classifier" anchor "linalg.matmul" {{.*}} loops [169 parallel, 1000 parallel, 512 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [13, 200, 0]
+//  CHECK-NEXT:   tcl.sched.fuse_epilogue
+//  CHECK-NEXT:   tcl.sched.tile [0, 0, 128]
+//  CHECK-NEXT:   tcl.sched.tile [0, 32, 1]
+
 // AVX2 has 16 registers: 5 columns of 2 vectors (13 = 2 x 5 + 3), one
 // column of 8 vectors (whose weights, 512 x 64 floats, take the cache level
 // too), 7 columns of one vector; 8 rows of one vector for 24 columns.
@@ -91,4 +100,18 @@ func.func @resnet_last_stage(%x: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf
 func.func @matrix_vector(%a: tensor<1x512xf32>, %b: tensor<512x1024xf32>, %c: tensor<1x1024xf32>) -> tensor<1x1024xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<1x512xf32>, tensor<512x1024xf32>) outs(%c : tensor<1x1024xf32>) -> tensor<1x1024xf32>
   return %0 : tensor<1x1024xf32>
+}
+
+func.func @classifier_bias_relu(%a: tensor<169x512xf32>, %b: tensor<512x1000xf32>, %bias: tensor<1000xf32>) -> tensor<169x1000xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<169x1000xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<169x1000xf32>) -> tensor<169x1000xf32>
+  %0 = linalg.matmul {tcl.task = "classifier"} ins(%a, %b : tensor<169x512xf32>, tensor<512x1000xf32>) outs(%o : tensor<169x1000xf32>) -> tensor<169x1000xf32>
+  %1 = linalg.generic {tcl.epilogue = "classifier", indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%0, %bias : tensor<169x1000xf32>, tensor<1000xf32>) outs(%e : tensor<169x1000xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<169x1000xf32>
+  return %1 : tensor<169x1000xf32>
 }
