@@ -45,6 +45,13 @@ using namespace mlir::tcl;
 
 namespace {
 
+/// The median of `values` (not empty): the upper one of an even count.
+double median(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2,
+                   values.end());
+  return values[values.size() / 2];
+}
+
 constexpr unsigned kWarmup = 2;
 constexpr unsigned kRepeats = 7;
 
@@ -424,8 +431,13 @@ std::string tunedSource(const Workload &workload, unsigned threads,
 
 int main(int argc, char **argv) {
   // Usage: tcl-bench-kernels [threads] [name filter] [--tune=N
-  //        --tuning-db=PATH]
+  //        --tuning-db=PATH] [--rounds=N]
   unsigned tuneTrials = 0;
+  // Rounds: each workload's contenders are timed one after the other, N
+  // times over; the table shows the median of the rounds and the spread of
+  // the ratio to oneDNN (on a shared host a single round can catch a
+  // neighbour's load in one contender and not the next).
+  unsigned rounds = 1;
   std::string databasePath;
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
@@ -434,6 +446,8 @@ int main(int argc, char **argv) {
       tuneTrials = std::atoi(arg.str().c_str());
     else if (arg.consume_front("--tuning-db="))
       databasePath = arg.str();
+    else if (arg.consume_front("--rounds="))
+      rounds = std::max(1, std::atoi(arg.str().c_str()));
     else
       positional.push_back(arg.str());
   }
@@ -498,8 +512,13 @@ int main(int argc, char **argv) {
   }
   double peak = hardware->peakGflops;
   std::printf("tcl kernel benchmark: %s, %u thread(s), f32, median of %u runs "
-              "after %u warm-up runs\n",
+              "after %u warm-up runs",
               host.name.str().c_str(), threads, kRepeats, kWarmup);
+  if (rounds > 1)
+    std::printf("; median of %u interleaved rounds, tcl/oneDNN as median "
+                "[min, max] over them",
+                rounds);
+  std::printf("\n");
   std::printf("measured FMA peak: %.1f GFLOP/s (%u-bit FMA, %u core(s))\n\n",
               peak, host.vectorBits, threads);
   if (tuneTrials)
@@ -558,26 +577,36 @@ int main(int argc, char **argv) {
     std::vector<Buffer> outDefault =
         defaultKernel->getSignature().makeOutputs();
     std::vector<Buffer> outHand = handKernel->getSignature().makeOutputs();
-    settle();
-    row.defaultGflops = gflops(timeRuns(
-        [&] { llvm::consumeError(defaultKernel->run(inputs, outDefault)); },
-        kWarmup, kRepeats, false));
-    settle();
-    row.handGflops = gflops(
-        timeRuns([&] { llvm::consumeError(handKernel->run(inputs, outHand)); },
-                 kWarmup, kRepeats, false));
     std::vector<Buffer> outTuned = defaultKernel->getSignature().makeOutputs();
-    if (tunedKernel) {
-      settle();
-      row.tunedGflops = gflops(timeRuns(
-          [&] { llvm::consumeError(tunedKernel->run(inputs, outTuned)); },
-          kWarmup, kRepeats, false));
-    }
     std::vector<float> reference;
-    workload.oneDNN(inputs, reference, [&](std::function<void()> run) {
+    std::vector<double> defaults, hands, tuneds, oneDNNs, ratios;
+    for (unsigned round = 0; round < rounds; ++round) {
       settle();
-      row.oneDNNGflops = gflops(timeRuns(run, kWarmup, kRepeats, false));
-    });
+      defaults.push_back(gflops(timeRuns(
+          [&] { llvm::consumeError(defaultKernel->run(inputs, outDefault)); },
+          kWarmup, kRepeats, false)));
+      settle();
+      hands.push_back(gflops(timeRuns(
+          [&] { llvm::consumeError(handKernel->run(inputs, outHand)); },
+          kWarmup, kRepeats, false)));
+      if (tunedKernel) {
+        settle();
+        tuneds.push_back(gflops(timeRuns(
+            [&] { llvm::consumeError(tunedKernel->run(inputs, outTuned)); },
+            kWarmup, kRepeats, false)));
+      }
+      workload.oneDNN(inputs, reference, [&](std::function<void()> run) {
+        settle();
+        oneDNNs.push_back(gflops(timeRuns(run, kWarmup, kRepeats, false)));
+      });
+      ratios.push_back(std::max({defaults.back(), hands.back(),
+                                 tuneds.empty() ? 0.0 : tuneds.back()}) /
+                       oneDNNs.back());
+    }
+    row.defaultGflops = median(defaults);
+    row.handGflops = median(hands);
+    row.tunedGflops = tuneds.empty() ? 0 : median(tuneds);
+    row.oneDNNGflops = median(oneDNNs);
     std::vector<const std::vector<Buffer> *> checked = {&outDefault, &outHand};
     if (tunedKernel)
       checked.push_back(&outTuned);
@@ -588,14 +617,19 @@ int main(int argc, char **argv) {
                               (1.0 + std::fabs(double(reference[i]))));
     double best =
         std::max({row.defaultGflops, row.handGflops, row.tunedGflops});
+    std::string ratio =
+        rounds > 1 ? llvm::formatv("{0:F2} [{1:F2}, {2:F2}]", median(ratios),
+                                   *llvm::min_element(ratios),
+                                   *llvm::max_element(ratios))
+                         .str()
+                   : llvm::formatv("{0:F2}", best / row.oneDNNGflops).str();
     std::printf(
-        "| %s | %.3f | %.1f | %.1f | %s | %.1f | %.0f%% | %.2f | %.1e |\n",
+        "| %s | %.3f | %.1f | %.1f | %s | %.1f | %.0f%% | %s | %.1e |\n",
         row.name.c_str(), workload.flops * 1e-9, row.defaultGflops,
         row.handGflops,
         tunedKernel ? llvm::formatv("{0:F1}", row.tunedGflops).str().c_str()
                     : "-",
-        row.oneDNNGflops, 100.0 * best / peak, best / row.oneDNNGflops,
-        row.maxError);
+        row.oneDNNGflops, 100.0 * best / peak, ratio.c_str(), row.maxError);
     std::fflush(stdout);
   }
   return 0;

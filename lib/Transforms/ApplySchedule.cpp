@@ -615,7 +615,8 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
               unsigned lastIndex = finalState.levels.size() - 1;
               const TileLevel &last = finalState.levels.back();
               SmallVector<Value> loops;
-              for (int64_t dim : llvm::reverse(last.loopDims())) {
+              SmallVector<int64_t> loopDims = last.loopDims();
+              for (int64_t dim : llvm::reverse(loopDims)) {
                 if (last.kinds[dim] != LoopKind::Reduction)
                   break;
                 loops.push_back(getLoop(lastIndex, dim));

@@ -115,6 +115,16 @@ KernelSignature getScheduledSignature() {
   return signature ? std::move(*signature) : KernelSignature();
 }
 
+/// `source` without its schedules, as plain loops: the naive reference.
+llvm::Expected<Kernel> jitNaive(llvm::StringRef source, llvm::StringRef entry,
+                                LoweringOptions options) {
+  auto naiveSource = stripSchedules(source);
+  if (!naiveSource)
+    return naiveSource.takeError();
+  options.defaultSchedules = false;
+  return Kernel::jit(*naiveSource, entry, options);
+}
+
 class KernelTest : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(KernelTest, ScheduledMatchesReferenceAndNaive) {
@@ -126,11 +136,7 @@ TEST_P(KernelTest, ScheduledMatchesReferenceAndNaive) {
   ASSERT_FALSE(bool(kernel->run(inputs, outputs)));
   EXPECT_LT(maxAbsDifference(outputs[0].data, expected(inputs)), 1e-4f);
 
-  auto naiveSource = stripSchedules(kScheduled);
-  ASSERT_TRUE(bool(naiveSource));
-  LoweringOptions naiveOptions = options;
-  naiveOptions.defaultSchedules = false;
-  auto naive = Kernel::jit(*naiveSource, "mm_bias_relu", naiveOptions);
+  auto naive = jitNaive(kScheduled, "mm_bias_relu", options);
   ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
   std::vector<Buffer> naiveOutputs = naive->getSignature().makeOutputs();
   ASSERT_FALSE(bool(naive->run(inputs, naiveOutputs)));
@@ -249,11 +255,7 @@ TEST_P(KernelTest, PeeledTilesMatchNaive) {
     LoweringOptions options(Platform::host(GetParam()));
     auto kernel = Kernel::jit(source, entry, options);
     ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-    auto naiveSource = stripSchedules(source);
-    ASSERT_TRUE(bool(naiveSource));
-    LoweringOptions naiveOptions = options;
-    naiveOptions.defaultSchedules = false;
-    auto naive = Kernel::jit(*naiveSource, entry, naiveOptions);
+    auto naive = jitNaive(source, entry, options);
     ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
     std::vector<Buffer> inputs = kernel->getSignature().makeRandomInputs(3);
     std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
