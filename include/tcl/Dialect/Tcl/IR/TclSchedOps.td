@@ -80,6 +80,10 @@ def Tcl_TileOp : Tcl_PrimitiveOp<"tile"> {
     One tile size per loop dimension of the current domain, 0 leaving the
     dimension untiled. Chaining `tile` primitives gives multi-level tiling;
     each level's sizes must not exceed the extents left by the previous one.
+    A size need not divide its extent: the loops of a sequential level are
+    then peeled (the whole tiles, then the last one, each of static size);
+    a parallel level (`parallelize`) is not, and leaves tiles whose size is
+    known only at run time.
   }];
   let arguments = (ins DenseI64ArrayAttr:$sizes);
   let assemblyFormat = "custom<IntList>($sizes) attr-dict";
@@ -158,8 +162,10 @@ def Tcl_VectorizeOp : Tcl_PrimitiveOp<"vectorize"> {
   let summary = "Vectorizes the innermost tile";
   let description = [{
     Turns the innermost tile of the anchor into vector operations. Every
-    dimension must have a static extent by then (tile dynamic ones); partial
-    tiles use masked vectors. Ends the structural part of the schedule.
+    dimension must have a static extent by then (tile dynamic ones). Tiles
+    of run-time size (below a parallel level that does not divide) are
+    padded to the full tile in registers first; a convolution's cannot be.
+    Ends the structural part of the schedule.
   }];
   let assemblyFormat = "attr-dict";
 }
