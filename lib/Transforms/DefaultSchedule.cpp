@@ -245,6 +245,15 @@ int64_t pickFusedTile(int64_t extent, int64_t preferred, int64_t registerTile,
   return pickCacheTile(extent, preferred, registerTile);
 }
 
+/// How well a parallel tile of `tile` balances `extent` over `threads`.
+double getThreadBalance(int64_t extent, int64_t tile, unsigned threads) {
+  if (tile <= 0)
+    return 0;
+  int64_t parts = llvm::divideCeil(extent, tile);
+  return static_cast<double>(parts) /
+         (llvm::divideCeil(parts, threads) * threads);
+}
+
 /// The tile of a parallel level over `threads`, or 0 if none fits: it
 /// divides `extent` (an scf.forall is not peeled: its partial tiles would
 /// have sizes known only at run time, which a convolution cannot vectorize
@@ -266,8 +275,7 @@ int64_t pickThreadTile(int64_t extent, unsigned threads, int64_t multiple,
     int64_t tile = extent / parts;
     if (lanes && !hasVectorRemainder(tile, lanes))
       continue;
-    double balance = static_cast<double>(parts) /
-                     (llvm::divideCeil(parts, threads) * threads);
+    double balance = getThreadBalance(extent, tile, threads);
     bool aligned = tile % multiple == 0;
     if (balance > bestBalance + 1e-9 ||
         (balance > bestBalance - 1e-9 && aligned && !bestAligned)) {
@@ -277,15 +285,6 @@ int64_t pickThreadTile(int64_t extent, unsigned threads, int64_t multiple,
     }
   }
   return best;
-}
-
-/// How well a parallel tile of `tile` balances `extent` over `threads`.
-double getThreadBalance(int64_t extent, int64_t tile, unsigned threads) {
-  if (tile <= 0)
-    return 0;
-  int64_t parts = llvm::divideCeil(extent, tile);
-  return static_cast<double>(parts) /
-         (llvm::divideCeil(parts, threads) * threads);
 }
 
 /// The largest multiple of `multiple` (which divides `extent`) that divides
