@@ -32,7 +32,21 @@ enum Scalar : unsigned {
   kParallel,
   kNumScalars
 };
-static_assert(kScalarCol + kNumScalars == Tokenizer::kTokenWidth,
+constexpr unsigned kPartialCol = kScalarCol + kNumScalars;
+constexpr unsigned kDerivedCol = kPartialCol + Tokenizer::kMaxDims;
+enum Derived : unsigned {
+  kTileIterations = 0,
+  kTileCount,
+  kFootprint,
+  kFitsL1,
+  kFitsL2,
+  kThreadBalance,
+  kAccumulatorVectors,
+  kRegisterPressure,
+  kPartialVector,
+  kNumDerived
+};
+static_assert(kDerivedCol + kNumDerived == Tokenizer::kTokenWidth,
               "token layout and kTokenWidth disagree");
 
 constexpr unsigned kTaskCol = Tokenizer::kTokenWidth;
@@ -54,6 +68,80 @@ static float logExtent(int64_t extent) {
   return ShapedType::isDynamic(extent) ? 0.0f : log2p1(extent);
 }
 
+/// The derived columns of a tile token: what one tile of `sizes` over the
+/// domain `before` costs in iterations, tiles, cache and threads.
+static void describeTile(float *token, const ScheduleState &before,
+                         ArrayRef<int64_t> sizes, bool parallel,
+                         const TaskFeatures &task,
+                         const HardwareFeatures &hardware) {
+  SmallVector<int64_t> tileExtents;
+  double iterations = 1, tiles = 1;
+  bool known = true;
+  for (auto [dim, loop] : llvm::enumerate(before.dims)) {
+    int64_t size = dim < sizes.size() ? sizes[dim] : 0;
+    if (ShapedType::isDynamic(loop.extent)) {
+      known = false;
+      if (size != 0 && dim < Tokenizer::kMaxDims)
+        token[kPartialCol + dim] = 1;
+      tileExtents.push_back(size == 0 ? ShapedType::kDynamic : size);
+      continue;
+    }
+    int64_t extent = size == 0 ? loop.extent : std::min(size, loop.extent);
+    if (loop.extent % extent != 0 && dim < Tokenizer::kMaxDims)
+      token[kPartialCol + dim] = 1;
+    tileExtents.push_back(extent);
+    iterations *= extent;
+    tiles *= llvm::divideCeil(loop.extent, extent);
+  }
+  if (!known)
+    return;
+  token[kDerivedCol + kTileIterations] = log2p1(iterations);
+  token[kDerivedCol + kTileCount] = log2p1(tiles);
+  // Before decompose and split_reduction the domain is the anchor's.
+  if (!before.decomposed && !before.splitReduction &&
+      before.getNumDims() == task.extents.size()) {
+    double footprint = task.getFootprintBytes(tileExtents);
+    token[kDerivedCol + kFootprint] = log2p1(footprint);
+    token[kDerivedCol + kFitsL1] =
+        footprint > 0 && footprint <= hardware.l1KiB * 1024 ? 1 : 0;
+    token[kDerivedCol + kFitsL2] =
+        footprint > 0 && footprint <= hardware.l2KiB * 1024 ? 1 : 0;
+  }
+  if (parallel && hardware.threads > 0) {
+    double rounds = std::ceil(tiles / hardware.threads);
+    token[kDerivedCol + kThreadBalance] =
+        static_cast<float>(tiles / (rounds * hardware.threads));
+  }
+}
+
+/// The derived columns of a vectorize token: the accumulators of the
+/// innermost tile `before`, vectorized along its last parallel dimension
+/// (the output channel of a convolution, the columns of a matmul).
+static void describeVectors(float *token, const ScheduleState &before,
+                            unsigned lanes, unsigned registers) {
+  std::optional<int64_t> vectorExtent;
+  double otherElements = 1;
+  for (const LoopDim &loop : llvm::reverse(before.dims)) {
+    if (loop.kind != LoopKind::Parallel)
+      continue;
+    if (ShapedType::isDynamic(loop.extent) || lanes == 0)
+      return;
+    if (!vectorExtent)
+      vectorExtent = loop.extent;
+    else
+      otherElements *= loop.extent;
+  }
+  if (!vectorExtent)
+    return;
+  double accumulators =
+      otherElements * llvm::divideCeil(*vectorExtent, int64_t(lanes));
+  token[kDerivedCol + kAccumulatorVectors] = log2p1(accumulators);
+  if (registers > 0)
+    token[kDerivedCol + kRegisterPressure] =
+        static_cast<float>(accumulators / registers);
+  token[kDerivedCol + kPartialVector] = *vectorExtent % lanes != 0 ? 1 : 0;
+}
+
 PrimitiveKind mlir::tcl::getPrimitiveKind(Operation *op) {
   return llvm::TypeSwitch<Operation *, PrimitiveKind>(op)
       .Case([](TileOp) { return PrimitiveKind::Tile; })
@@ -67,6 +155,57 @@ PrimitiveKind mlir::tcl::getPrimitiveKind(Operation *op) {
       .Case([](UnrollOp) { return PrimitiveKind::Unroll; })
       .Case(
           [](HoistAccumulatorsOp) { return PrimitiveKind::HoistAccumulators; });
+}
+
+/// Adds the terms of `expr`, a sum of loop dimensions times constants, to
+/// `terms`. Other expressions (mod, floordiv) count each of their dimensions
+/// once, which overestimates what a tile touches but never misses a
+/// dimension.
+static void
+collectAccessTerms(AffineExpr expr, int64_t scale,
+                   SmallVectorImpl<std::pair<unsigned, int64_t>> &terms) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    terms.emplace_back(dim.getPosition(), scale);
+    return;
+  }
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary)
+    return; // A constant or symbol: no extent.
+  if (binary.getKind() == AffineExprKind::Add) {
+    collectAccessTerms(binary.getLHS(), scale, terms);
+    collectAccessTerms(binary.getRHS(), scale, terms);
+    return;
+  }
+  if (binary.getKind() == AffineExprKind::Mul) {
+    if (auto factor = dyn_cast<AffineConstantExpr>(binary.getRHS())) {
+      collectAccessTerms(binary.getLHS(), scale * factor.getValue(), terms);
+      return;
+    }
+  }
+  expr.walk([&](AffineExpr inner) {
+    if (auto dim = dyn_cast<AffineDimExpr>(inner))
+      terms.emplace_back(dim.getPosition(), 1);
+  });
+}
+
+double TaskFeatures::getFootprintBytes(ArrayRef<int64_t> tileExtents) const {
+  double total = 0;
+  for (const OperandAccess &operand : operands) {
+    double elements = 1;
+    for (const auto &terms : operand.results) {
+      // A sum of dimensions spans (coefficient * (extent - 1)) per term.
+      double span = 1;
+      for (auto [dim, coefficient] : terms) {
+        if (dim >= tileExtents.size() ||
+            ShapedType::isDynamic(tileExtents[dim]))
+          return 0;
+        span += std::abs(coefficient) * (tileExtents[dim] - 1);
+      }
+      elements *= span;
+    }
+    total += elements * operand.elementBytes;
+  }
+  return total;
 }
 
 FailureOr<TaskFeatures> TaskFeatures::fromAnchor(linalg::LinalgOp anchor) {
@@ -86,6 +225,17 @@ FailureOr<TaskFeatures> TaskFeatures::fromAnchor(linalg::LinalgOp anchor) {
       continue;
     features.bytes += static_cast<double>(type.getNumElements()) *
                       llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+  for (OpOperand &operand : anchor->getOpOperands()) {
+    auto type = dyn_cast<ShapedType>(operand.get().getType());
+    if (!type)
+      continue; // A scalar operand (a fill value) occupies no cache lines.
+    OperandAccess access;
+    access.elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    for (AffineExpr result :
+         anchor.getMatchingIndexingMap(&operand).getResults())
+      collectAccessTerms(result, 1, access.results.emplace_back());
+    features.operands.push_back(std::move(access));
   }
   return features;
 }
@@ -160,6 +310,8 @@ Tokenizer::tokenize(ScheduleOp schedule, const TaskFeatures &task,
           const TileLevel &level = finalState->levels[levelIndex];
           token[kScalarCol + kLevel] = levelIndex;
           token[kScalarCol + kParallel] = level.parallel ? 1 : 0;
+          describeTile(token, before, tile.getSizes(), level.parallel, task,
+                       known);
           ++levelIndex;
         })
         .Case([&](InterchangeOp interchange) {
@@ -196,6 +348,8 @@ Tokenizer::tokenize(ScheduleOp schedule, const TaskFeatures &task,
             setDim(kParamCol, dim, logExtent(loop.extent));
             setDim(kTouchedCol, dim, 1);
           }
+          describeVectors(token, before, platform->vectorBits / 32,
+                          known.vectorRegisters);
         })
         .Case([&](UnrollOp unroll) {
           setDim(kParamCol, unroll.getDim(), std::log2(unroll.getFactor()));

@@ -63,13 +63,26 @@ protected:
 
 // Offsets of the layout documented in Tokenizer.h.
 constexpr unsigned kParam = 10, kTouched = 18, kExtent = 26, kScalar = 34;
-constexpr unsigned kTask = 40, kHardware = 60;
+constexpr unsigned kPartial = 40, kDerived = 48;
+constexpr unsigned kTask = 57, kHardware = 77;
+// The derived columns, in Tokenizer.cpp's order.
+enum : unsigned {
+  kIterations = kDerived,
+  kTiles,
+  kFootprint,
+  kFitsL1,
+  kFitsL2,
+  kBalance,
+  kAccumulators,
+  kPressure,
+  kPartialVector
+};
 
 TEST_F(TokenizerTest, WidthIsPinned) {
-  EXPECT_EQ(Tokenizer::kTokenWidth, 40u);
+  EXPECT_EQ(Tokenizer::kTokenWidth, 57u);
   EXPECT_EQ(Tokenizer::kTaskWidth, 20u);
   EXPECT_EQ(Tokenizer::kHardwareWidth, 14u);
-  EXPECT_EQ(Tokenizer::kWidth, 74u);
+  EXPECT_EQ(Tokenizer::kWidth, 91u);
 }
 
 TEST_F(TokenizerTest, TaskFeaturesOfMatmul) {
@@ -211,10 +224,108 @@ TEST_F(TokenizerTest, ProbedHardwareFeaturesFillTheHardwarePart) {
     EXPECT_EQ(at(*probed, row, kHardware + 12), 8);  // peak
     EXPECT_EQ(at(*probed, row, kHardware + 13), 4);  // bandwidth
   }
-  // The token and task parts do not depend on the machine.
+  // The token and task parts do not depend on the machine, except the
+  // columns that relate a tile to its caches and threads.
   for (unsigned row = 0; row < 8; ++row)
     for (unsigned col = 0; col < kHardware; ++col)
-      EXPECT_EQ(at(*plain, row, col), at(*probed, row, col));
+      if (col != kFitsL1 && col != kFitsL2 && col != kBalance)
+        EXPECT_EQ(at(*plain, row, col), at(*probed, row, col)) << col;
+}
+
+TEST_F(TokenizerTest, DerivedColumnsDescribeTilesAndVectors) {
+  OwningOpRef<ModuleOp> module = parse(kMatmulModule);
+  ASSERT_TRUE(module);
+  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(getAnchor(*module));
+  ASSERT_TRUE(succeeded(task));
+  HardwareFeatures hardware =
+      HardwareFeatures::fromTarget(*lookupTargetArch("x86-avx512"), 3);
+  hardware.l1KiB = 32;
+  hardware.l2KiB = 1024;
+  FailureOr<std::vector<float>> matrix =
+      Tokenizer(8).tokenize(getSchedule(*module), *task, &hardware);
+  ASSERT_TRUE(succeeded(matrix));
+
+  // Row 0: tile [64, 32, 0] of 256x64x128 in 4 x 2 x 1 = 8 tiles, each
+  // touching A 64x128, B 128x32 and C 64x32 floats (224 KiB: L2, not L1),
+  // parallel on 3 threads: 3 rounds of which 8 of 9 slots are busy.
+  EXPECT_FLOAT_EQ(at(*matrix, 0, kIterations), std::log2(1.0 + 64 * 32 * 128));
+  EXPECT_FLOAT_EQ(at(*matrix, 0, kTiles), std::log2(9.0));
+  EXPECT_FLOAT_EQ(at(*matrix, 0, kFootprint),
+                  std::log2(1.0 + 4 * (64 * 128 + 128 * 32 + 64 * 32)));
+  EXPECT_EQ(at(*matrix, 0, kFitsL1), 0);
+  EXPECT_EQ(at(*matrix, 0, kFitsL2), 1);
+  EXPECT_FLOAT_EQ(at(*matrix, 0, kBalance), 8.0f / 9.0f);
+  for (unsigned dim = 0; dim < 3; ++dim)
+    EXPECT_EQ(at(*matrix, 0, kPartial + dim), 0);
+
+  // Row 2: tile [8, 32, 1] inside it: 8 x 1 x 128 tiles of 8x32x1
+  // iterations touching 8 + 32 + 256 floats; sequential.
+  EXPECT_FLOAT_EQ(at(*matrix, 2, kIterations), std::log2(1.0 + 8 * 32));
+  EXPECT_FLOAT_EQ(at(*matrix, 2, kTiles), std::log2(1.0 + 8 * 128));
+  EXPECT_FLOAT_EQ(at(*matrix, 2, kFootprint),
+                  std::log2(1.0 + 4 * (8 + 32 + 8 * 32)));
+  EXPECT_EQ(at(*matrix, 2, kFitsL1), 1);
+  EXPECT_EQ(at(*matrix, 2, kBalance), 0);
+
+  // Row 4: vectorize 8x32 outputs with 16 lanes: 16 accumulators, half of
+  // AVX-512's 32 registers, no partial vector.
+  EXPECT_FLOAT_EQ(at(*matrix, 4, kAccumulators), std::log2(17.0));
+  EXPECT_FLOAT_EQ(at(*matrix, 4, kPressure), 0.5f);
+  EXPECT_EQ(at(*matrix, 4, kPartialVector), 0);
+  // Other tokens leave the derived columns empty.
+  for (unsigned col = kDerived; col < kTask; ++col) {
+    EXPECT_EQ(at(*matrix, 1, col), 0) << col;
+    EXPECT_EQ(at(*matrix, 5, col), 0) << col;
+  }
+}
+
+TEST_F(TokenizerTest, PartialTilesAndVectorsAreFlagged) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx2"
+    loops [100 parallel, 20 parallel, 64 reduction] {
+  tcl.sched.tile [8, 12, 0]
+  tcl.sched.vectorize
+}
+)mlir");
+  ASSERT_TRUE(module);
+  TaskFeatures task;
+  task.extents = {100, 20, 64};
+  FailureOr<std::vector<float>> matrix =
+      Tokenizer(4).tokenize(getSchedule(*module), task);
+  ASSERT_TRUE(succeeded(matrix));
+  EXPECT_EQ(at(*matrix, 0, kPartial + 0), 1); // 100 = 12 x 8 + 4
+  EXPECT_EQ(at(*matrix, 0, kPartial + 1), 1); // 20 = 12 + 8
+  EXPECT_EQ(at(*matrix, 0, kPartial + 2), 0); // untiled
+  EXPECT_FLOAT_EQ(at(*matrix, 0, kTiles), std::log2(1.0 + 13 * 2));
+  // Without operand accesses the footprint is unknown, not zero bytes.
+  EXPECT_EQ(at(*matrix, 0, kFootprint), 0);
+  EXPECT_EQ(at(*matrix, 0, kFitsL1), 0);
+  // 8 rows of 12 columns on 8 lanes: 16 accumulators, 12 % 8 != 0.
+  EXPECT_FLOAT_EQ(at(*matrix, 1, kAccumulators), std::log2(17.0));
+  EXPECT_FLOAT_EQ(at(*matrix, 1, kPressure), 1.0f);
+  EXPECT_EQ(at(*matrix, 1, kPartialVector), 1);
+}
+
+TEST_F(TokenizerTest, ConvolutionAccessesSpanTheirWindows) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @c(%i: tensor<1x17x17x3xf32>, %f: tensor<3x3x3x8xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, tcl.task = "c"} ins(%i, %f : tensor<1x17x17x3xf32>, tensor<3x3x3x8xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(getAnchor(*module));
+  ASSERT_TRUE(succeeded(task));
+  ASSERT_EQ(task->operands.size(), 3u);
+  // The input's rows: 2 * oh + kh.
+  using Terms = SmallVector<std::pair<unsigned, int64_t>, 2>;
+  EXPECT_EQ(task->operands[0].results[1], (Terms{{1, 2}, {4, 1}}));
+  // A tile of 4x4 outputs of 8 channels, the whole 3x3x3 window: input
+  // (2*3 + 2 + 1)^2 x 3, filter 3x3x3x8, output 4x4x8 floats.
+  double bytes = task->getFootprintBytes({1, 4, 4, 8, 3, 3, 3});
+  EXPECT_DOUBLE_EQ(bytes, 4.0 * (9 * 9 * 3 + 3 * 3 * 3 * 8 + 4 * 4 * 8));
+  // Unknown when the ranks disagree (after decompose).
+  EXPECT_EQ(task->getFootprintBytes({1, 4, 4}), 0);
 }
 
 TEST_F(TokenizerTest, HardwareFeaturesRoundTripThroughJson) {

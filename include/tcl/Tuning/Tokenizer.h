@@ -13,7 +13,7 @@
 //   remaining rows:                all zero (padding). Longer programs are
 //                                  cropped to their first maxLength primitives.
 //
-// Token part (kTokenWidth = 40 columns), with D = kMaxDims = 8 loop dims:
+// Token part (kTokenWidth = 57 columns), with D = kMaxDims = 8 loop dims:
 //   [ 0, 10)  primitive kind, one-hot in PrimitiveKind order
 //   [10, 18)  per-dimension parameter:
 //               tile: log2(1 + size)   interchange: loop position
@@ -24,6 +24,18 @@
 //   [34, 40)  scalars: tile level the primitive refers to,
 //               log2(factor) (split_reduction), padded operand count,
 //               hoisted loops (pad), number of loop dims, parallel level (0/1)
+//   [40, 48)  tile: 1 for each dimension whose tile size does not divide its
+//               extent (partial tiles: peeled or padded)
+//   [48, 57)  what the primitive makes of the hardware (since layout v2):
+//               tile: log2(1 + iterations of one tile), log2(1 + tiles),
+//                 log2(1 + bytes one tile touches over all operands), that
+//                 footprint fits L1 (0/1) and fits L2 (0/1), the share of
+//                 the threads' capacity a parallel level's tiles use;
+//               vectorize: log2(1 + accumulator vectors of the innermost
+//                 tile), accumulator vectors / vector registers, 1 if the
+//                 vectorized dimension is not a multiple of the lanes.
+//             Quantities the networks would otherwise have to learn as
+//             products and ratios of the columns above.
 // Task part (kTaskWidth = 20): anchor class one-hot (7, AnchorClass order),
 //   log2(1 + FLOPs), log2(1 + bytes), loop count, reduction loop count,
 //   log2(1 + extent) of each original loop dim (8), dynamic-extent flag.
@@ -82,6 +94,20 @@ struct TaskFeatures {
   /// Bytes of all operands (inputs read once, outputs written once).
   double bytes = 0;
 
+  /// How an operand is indexed: each result of its indexing map as a sum of
+  /// loop dimensions times coefficients (a convolution's input row is
+  /// `stride * oh + dilation * kh`). Enough to count the elements a tile
+  /// touches.
+  struct OperandAccess {
+    unsigned elementBytes = 4;
+    SmallVector<SmallVector<std::pair<unsigned, int64_t>, 2>> results;
+  };
+  SmallVector<OperandAccess, 3> operands;
+
+  /// Bytes a tile of `tileExtents` (one per loop dimension) touches over all
+  /// operands; 0 when the accesses are unknown or the ranks disagree.
+  double getFootprintBytes(ArrayRef<int64_t> tileExtents) const;
+
   /// Derives the features from a payload anchor op (static shapes only).
   static FailureOr<TaskFeatures> fromAnchor(linalg::LinalgOp anchor);
 };
@@ -89,14 +115,14 @@ struct TaskFeatures {
 class Tokenizer {
 public:
   static constexpr unsigned kMaxDims = 8;
-  static constexpr unsigned kTokenWidth = 40;
+  static constexpr unsigned kTokenWidth = 57;
   static constexpr unsigned kTaskWidth = 20;
   static constexpr unsigned kHardwareWidth = 14;
   static constexpr unsigned kWidth = kTokenWidth + kTaskWidth + kHardwareWidth;
   /// The version of the layout above. Bump it with any change to what a
   /// column means: learned cost models record the layout they were trained
   /// on (getFeatureLayout) and one of another version is refused.
-  static constexpr unsigned kLayoutVersion = 1;
+  static constexpr unsigned kLayoutVersion = 2;
 
   explicit Tokenizer(unsigned maxLength = 32) : maxLength(maxLength) {}
 
