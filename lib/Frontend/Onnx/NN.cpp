@@ -174,6 +174,15 @@ llvm::Error convertGemm(Importer &im, const onnx::NodeProto &node) {
   if (Importer::getInt(node, "transA", 0))
     lhs = transpose2D(im, lhs);
   bool transB = Importer::getInt(node, "transB", 0) != 0;
+  // A constant B (a classifier's or a linear layer's weights, usually
+  // stored transposed) is transposed once here, so the product is a plain
+  // matmul whose schedules vectorize along B's contiguous rows: as
+  // matmul_transpose_b, every vector of B is a strided gather (ResNet-18's
+  // 1x512 -> 1000 classifier: 0.47 ms instead of 0.04 ms).
+  if (const ConstantData *weights = im.constant(node, 1); transB && weights) {
+    rhs = im.materialize(permuteConstant(*weights, {1, 0}));
+    transB = false;
+  }
   int64_t m = Importer::shapeOf(lhs)[0], k = Importer::shapeOf(lhs)[1];
   int64_t n = transB ? Importer::shapeOf(rhs)[0] : Importer::shapeOf(rhs)[1];
   int64_t rk = transB ? Importer::shapeOf(rhs)[1] : Importer::shapeOf(rhs)[0];

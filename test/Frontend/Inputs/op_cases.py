@@ -265,3 +265,14 @@ case("convtranspose_1d_dilated_const",
      [("y", torch.nn.functional.conv_transpose1d(
          torch.from_numpy(ct1_x), torch.from_numpy(ct1_w), stride=3,
          dilation=2).numpy())])
+
+# Gemm with constant weights stored transposed (transB=1, as a classifier's
+# are): imported as a plain matmul on the weights transposed at import time.
+gemm_a = f32(rng.standard_normal((3, 5)))
+gemm_b = f32(rng.standard_normal((4, 5)))
+gemm_c = f32(rng.standard_normal((4,)))
+case("gemm_const_transposed_b",
+     [node("Constant", [], ["b"], value=numpy_helper.from_array(gemm_b, "b")),
+      node("Constant", [], ["c"], value=numpy_helper.from_array(gemm_c, "c")),
+      node("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=0.5, beta=2.0)],
+     [("a", gemm_a)], [("y", f32(0.5 * gemm_a @ gemm_b.T + 2.0 * gemm_c))])
