@@ -249,9 +249,7 @@ int64_t pickFusedTile(int64_t extent, int64_t preferred, int64_t registerTile,
 double getThreadBalance(int64_t extent, int64_t tile, unsigned threads) {
   if (tile <= 0)
     return 0;
-  int64_t parts = llvm::divideCeil(extent, tile);
-  return static_cast<double>(parts) /
-         (llvm::divideCeil(parts, threads) * threads);
+  return getParallelBalance(llvm::divideCeil(extent, tile), threads);
 }
 
 /// The tile of a parallel level over `threads`, or 0 if none fits: it

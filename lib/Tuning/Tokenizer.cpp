@@ -107,11 +107,9 @@ static void describeTile(float *token, const ScheduleState &before,
     token[kDerivedCol + kFitsL2] =
         footprint > 0 && footprint <= hardware.l2KiB * 1024 ? 1 : 0;
   }
-  if (parallel && hardware.threads > 0) {
-    double rounds = std::ceil(tiles / hardware.threads);
+  if (parallel)
     token[kDerivedCol + kThreadBalance] =
-        static_cast<float>(tiles / (rounds * hardware.threads));
-  }
+        static_cast<float>(getParallelBalance(tiles, hardware.threads));
 }
 
 /// The derived columns of a vectorize token: the accumulators of the
@@ -219,19 +217,15 @@ FailureOr<TaskFeatures> TaskFeatures::fromAnchor(linalg::LinalgOp anchor) {
   if (llvm::any_of(features.extents, ShapedType::isDynamic))
     return failure();
   features.flops = countFlops(anchor);
-  for (Value operand : anchor->getOperands()) {
-    auto type = dyn_cast<RankedTensorType>(operand.getType());
-    if (!type || !type.hasStaticShape())
-      continue;
-    features.bytes += static_cast<double>(type.getNumElements()) *
-                      llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-  }
   for (OpOperand &operand : anchor->getOpOperands()) {
     auto type = dyn_cast<ShapedType>(operand.get().getType());
     if (!type)
       continue; // A scalar operand (a fill value) occupies no cache lines.
     OperandAccess access;
     access.elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    if (type.hasStaticShape())
+      features.bytes +=
+          static_cast<double>(type.getNumElements()) * access.elementBytes;
     for (AffineExpr result :
          anchor.getMatchingIndexingMap(&operand).getResults())
       collectAccessTerms(result, 1, access.results.emplace_back());

@@ -21,6 +21,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -145,6 +146,16 @@ struct ScheduleState {
   /// ShapedType::kDynamic.
   int64_t innermostTileVolume() const;
 };
+
+/// How well `parts` parallel tiles keep `threads` busy: the share of the
+/// thread slots of ceil(parts / threads) rounds that have a tile (1 when
+/// the parts divide evenly). The default schedules choose thread tiles by
+/// it and the cost model's tokens carry it.
+inline double getParallelBalance(double parts, unsigned threads) {
+  if (parts <= 0 || threads == 0)
+    return 0;
+  return parts / (std::ceil(parts / threads) * threads);
+}
 
 /// Formats a list of sizes as "[a, b, c]" with '?' for dynamic values.
 std::string formatSizes(ArrayRef<int64_t> sizes);
