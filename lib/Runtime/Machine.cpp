@@ -200,6 +200,16 @@ void readCacheSizes(HardwareFeatures &features) {
     else if (level == "3")
       features.l3KiB = kib;
   }
+  // Some sandboxes and VMs hide the cache directories of sysfs; glibc then
+  // still answers from CPUID. Without either, the sizes stay 0 (unknown).
+  auto fromSysconf = [](double &kib, int name) {
+    long bytes = kib > 0 ? 0 : sysconf(name);
+    if (bytes > 0)
+      kib = bytes / 1024.0;
+  };
+  fromSysconf(features.l1KiB, _SC_LEVEL1_DCACHE_SIZE);
+  fromSysconf(features.l2KiB, _SC_LEVEL2_CACHE_SIZE);
+  fromSysconf(features.l3KiB, _SC_LEVEL3_CACHE_SIZE);
 }
 
 } // namespace

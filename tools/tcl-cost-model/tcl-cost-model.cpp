@@ -75,9 +75,11 @@ static llvm::cl::opt<std::string>
             llvm::cl::desc("<train | evaluate | compare | time-scoring | "
                            "select | continual>"),
             llvm::cl::Required, llvm::cl::cat(toolCategory));
-static llvm::cl::opt<std::string>
-    dataDir("data", llvm::cl::desc("Dataset directory (export-dataset)"),
-            llvm::cl::init(""), llvm::cl::cat(toolCategory));
+static llvm::cl::list<std::string>
+    dataDirs("data",
+             llvm::cl::desc("Dataset directories (export-dataset), read "
+                            "together: e.g. datasets/cpu,datasets/cpu-znver5"),
+             llvm::cl::CommaSeparated, llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     databasePath("db", llvm::cl::desc("Tuning database instead of --data"),
                  llvm::cl::init(""), llvm::cl::cat(toolCategory));
@@ -259,7 +261,7 @@ struct Data {
   std::optional<std::map<size_t, std::set<size_t>>> chosen;
 
   llvm::Error open(MLIRContext *context) {
-    if (dataDir.empty() == databasePath.empty())
+    if (dataDirs.empty() == databasePath.empty())
       return error("give exactly one of --data DIR and --db FILE");
     auto opened =
         TuningDatabase::open(databasePath.empty() ? std::string(":memory:")
@@ -267,7 +269,7 @@ struct Data {
     if (!opened)
       return opened.takeError();
     database = std::move(*opened);
-    if (!dataDir.empty()) {
+    for (const std::string &dataDir : dataDirs) {
       auto added = importDataset(*database, dataDir);
       if (!added)
         return added.takeError();
@@ -507,7 +509,8 @@ llvm::Error selectCommand(Data &data, MLIRContext *context) {
   manifest.machine = describeHost();
   manifest.notes =
       "programs chosen by active sampling from " +
-      (dataDir.empty() ? std::string(databasePath) : std::string(dataDir));
+      (dataDirs.empty() ? std::string(databasePath)
+                        : llvm::join(dataDirs, ", "));
   if (llvm::Error error =
           exportDatasetGroups(*data.database, subset, outputPath, manifest))
     return error;

@@ -41,6 +41,11 @@ TEST(MachineTest, ProbesEveryPlatformThisHostRuns) {
     EXPECT_LT(features->peakGflops, 1e4);
     EXPECT_GT(features->bandwidthGBs, 0.1);
     EXPECT_LT(features->bandwidthGBs, 1e4);
+    // Every x86-64 has a data cache and a second level, whether sysfs shows
+    // them or only CPUID does (some sandboxes hide sysfs's cache folders):
+    // the tokens' fits-in-L1/L2 columns need them.
+    EXPECT_GE(features->l1KiB, 8.0);
+    EXPECT_GE(features->l2KiB, features->l1KiB);
   }
   // Every x86-64 host runs SSE4.2 code at least; GPUs are never probed.
   EXPECT_GE(probed, 1u);
