@@ -41,6 +41,24 @@ func.func @bias_add(%x: memref<1x8x112x16xf32>, %bias: memref<16xf32>, %y: memre
   return
 }
 
+// A fused epilogue on a tile: 16 of 64 channels, rows merged with columns;
+// its bias slice has a strided layout, which upstream's collapsing refuses
+// for an operand of lower rank than the loops. Left as it is (it stopped the
+// compilation with an error before).
+// CHECK-LABEL: func.func @bias_slice_left_alone
+//   CHECK-NOT:   memref.collapse_shape
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+func.func @bias_slice_left_alone(%x: memref<1x32x112x16xf32, strided<[802816, 7168, 64, 1], offset: ?>>, %bias: memref<16xf32, strided<[1], offset: ?>>, %y: memref<1x32x112x16xf32, strided<[802816, 7168, 64, 1], offset: ?>>) {
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %bias : memref<1x32x112x16xf32, strided<[802816, 7168, 64, 1], offset: ?>>, memref<16xf32, strided<[1], offset: ?>>) outs(%y : memref<1x32x112x16xf32, strided<[802816, 7168, 64, 1], offset: ?>>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
 // Left alone: a transpose (no two loops adjacent in both operands), dynamic
 // strides, and reductions.
 // CHECK-LABEL: func.func @left_alone
