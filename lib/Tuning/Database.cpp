@@ -79,22 +79,25 @@ CREATE TABLE IF NOT EXISTS records(
   platform INTEGER NOT NULL REFERENCES platforms(id),
   schedule TEXT, genome TEXT, status TEXT, message TEXT,
   min_s REAL, median_s REAL, max_s REAL, repeats INTEGER, max_error REAL,
-  proposer TEXT, round INTEGER, time TEXT);
+  proposer TEXT, round INTEGER, time TEXT, codegen INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS records_by_task ON records(workload, platform);
 CREATE TABLE IF NOT EXISTS workload_sources(
   key TEXT NOT NULL, source TEXT NOT NULL, UNIQUE(key, source));
 )sql";
 
 /// The version of kSchema, stored in the file's `PRAGMA user_version` when
-/// it is created. A database of another version is refused rather than read
-/// as empty. Version 0 is a database from before the version was stored:
-/// it opens (and gets the version) if its tables are kSchema's.
-constexpr int64_t kSchemaVersion = 1;
+/// it is created. A database of a later version is refused rather than read
+/// as empty; an earlier one is upgraded when it opens (version 1 lacks the
+/// records' `codegen` column: its records get 0, unknown). Version 0 is a
+/// database from before the version was stored: it opens (and is upgraded)
+/// if its tables are version 1's.
+constexpr int64_t kSchemaVersion = 2;
 
-/// The tables of kSchema and the columns each must have.
+/// The tables of kSchema and the columns each must have in `version`.
 struct TableColumns {
   const char *table;
   std::vector<const char *> columns;
+  int64_t version = 1;
 };
 const TableColumns kSchemaTables[] = {
     {"workloads", {"id", "key", "anchor", "flops", "module"}},
@@ -103,12 +106,13 @@ const TableColumns kSchemaTables[] = {
      {"id", "workload", "platform", "schedule", "genome", "status", "message",
       "min_s", "median_s", "max_s", "repeats", "max_error", "proposer", "round",
       "time"}},
+    {"records", {"codegen"}, 2},
 };
 
 constexpr const char *kRecordColumns =
     "w.key, p.name, r.schedule, r.genome, r.status, r.message, r.min_s, "
     "r.median_s, r.max_s, r.repeats, r.max_error, r.proposer, r.round, "
-    "r.time";
+    "r.time, r.codegen";
 constexpr const char *kRecordsFrom =
     " FROM records r JOIN workloads w ON r.workload = w.id "
     "JOIN platforms p ON r.platform = p.id ";
@@ -140,9 +144,6 @@ TuningDatabase::open(llvm::StringRef path) {
   // last committed transaction intact.
   if (llvm::Error error = database->exec("PRAGMA journal_mode=WAL;"))
     return std::move(error);
-  if (llvm::Error error = database->exec(kSchema))
-    return std::move(error);
-  // Stamp a new database (or one from before versions were stored).
   int64_t version = 0;
   {
     Statement query(db, "PRAGMA user_version");
@@ -150,10 +151,28 @@ TuningDatabase::open(llvm::StringRef path) {
       return sqliteError(db, "read the schema version of '" + path + "'");
     version = query.integer(0);
   }
+  // Upgrade an earlier schema (checkFile found its tables whole), then stamp
+  // a new database or an upgraded one, all in one transaction.
+  bool hasRecords = false, hasCodegen = false;
+  {
+    Statement columns(db, "PRAGMA table_info(records)");
+    if (!columns.valid())
+      return sqliteError(db, "read the schema of '" + path + "'");
+    for (; columns.step() == SQLITE_ROW; hasRecords = true)
+      hasCodegen |= columns.text(1) == "codegen";
+  }
+  std::string upgrade = "BEGIN;"; // Deferred: a read-only file still opens.
+  if (hasRecords && !hasCodegen)
+    upgrade += "ALTER TABLE records ADD COLUMN codegen INTEGER NOT NULL "
+               "DEFAULT 0;";
+  upgrade += kSchema;
   if (version != kSchemaVersion)
-    if (llvm::Error error = database->exec(
-            ("PRAGMA user_version=" + llvm::Twine(kSchemaVersion) + ";").str()))
-      return std::move(error);
+    upgrade += "PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
+  upgrade += "COMMIT;";
+  if (llvm::Error error = database->exec(upgrade)) {
+    llvm::consumeError(database->exec("ROLLBACK;"));
+    return std::move(error);
+  }
   return std::move(database);
 }
 
@@ -194,11 +213,12 @@ llvm::Error TuningDatabase::checkFile(llvm::StringRef path) {
     return sqliteError(db, "read the tables of '" + path + "'");
   if (version == 0 && tableQuery.integer(0) == 0)
     return llvm::Error::success(); // A new database: open creates it.
-  if (version != 0 && version != kSchemaVersion)
+  if (version > kSchemaVersion)
     return refuse("it has schema version " + llvm::Twine(version) +
-                  ", this tcl reads version " + llvm::Twine(kSchemaVersion));
-  // Version kSchemaVersion, or 0 (written before the version was stored):
-  // the tables must be kSchema's.
+                  ", this tcl reads versions up to " +
+                  llvm::Twine(kSchemaVersion));
+  // The tables must be those of the version the file claims (version 1's
+  // for 0, written before the version was stored).
   for (const TableColumns &expected : kSchemaTables) {
     Statement columns(
         db, ("PRAGMA table_info(" + llvm::Twine(expected.table) + ")").str());
@@ -207,20 +227,20 @@ llvm::Error TuningDatabase::checkFile(llvm::StringRef path) {
     llvm::StringSet<> present;
     while (columns.step() == SQLITE_ROW)
       present.insert(columns.text(1));
-    std::string what = version == 0 ? "it is not a tcl tuning database"
-                                    : "its schema is not version " +
-                                          std::to_string(kSchemaVersion) +
-                                          " as it claims";
+    int64_t claimed = std::max<int64_t>(version, 1);
+    std::string what = version == 0
+                           ? "it is not a tcl tuning database"
+                           : "its schema is not version " +
+                                 std::to_string(version) + " as it claims";
     if (present.empty())
       return refuse(what + " (no table '" + expected.table +
-                    "'; expected schema version " +
-                    std::to_string(kSchemaVersion) + ")");
+                    "'; expected schema version " + std::to_string(claimed) +
+                    ")");
     for (const char *column : expected.columns)
-      if (!present.contains(column))
-        return refuse(what + " (table '" + expected.table +
-                      "' has no column '" + column +
-                      "'; expected schema version " +
-                      std::to_string(kSchemaVersion) + ")");
+      if (expected.version <= claimed && !present.contains(column))
+        return refuse(
+            what + " (table '" + expected.table + "' has no column '" + column +
+            "'; expected schema version " + std::to_string(claimed) + ")");
   }
   return llvm::Error::success();
 }
@@ -360,8 +380,9 @@ llvm::Error TuningDatabase::addRecords(llvm::ArrayRef<TuningRecord> records) {
   Statement insert(
       db, "INSERT INTO records(workload, platform, schedule, genome, status, "
           "message, min_s, median_s, max_s, repeats, max_error, proposer, "
-          "round, time) SELECT w.id, p.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
-          "FROM workloads w, platforms p WHERE w.key = ? AND p.name = ?");
+          "round, time, codegen) SELECT w.id, p.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+          "?, ?, ?, ? FROM workloads w, platforms p WHERE w.key = ? AND "
+          "p.name = ?");
   if (!insert.valid())
     return rollback(sqliteError(db, "prepare"));
   for (const TuningRecord &record : records) {
@@ -377,8 +398,9 @@ llvm::Error TuningDatabase::addRecords(llvm::ArrayRef<TuningRecord> records) {
         .bind(10, record.proposer)
         .bind(11, static_cast<int64_t>(record.round))
         .bind(12, record.time.empty() ? currentTimeIso() : record.time)
-        .bind(13, record.workloadKey)
-        .bind(14, record.platform);
+        .bind(13, static_cast<int64_t>(record.codegen))
+        .bind(14, record.workloadKey)
+        .bind(15, record.platform);
     if (insert.step() != SQLITE_DONE)
       return rollback(sqliteError(db, "add record"));
     if (sqlite3_changes(db) != 1)
@@ -418,6 +440,7 @@ TuningDatabase::queryRecords(llvm::StringRef where,
     record.proposer = query.text(11);
     record.round = query.integer(12);
     record.time = query.text(13);
+    record.codegen = query.integer(14);
     records.push_back(std::move(record));
   }
   return records;
@@ -436,11 +459,13 @@ TuningDatabase::getPlatformRecords(llvm::StringRef platform) {
 }
 
 std::optional<TuningRecord> TuningDatabase::getBest(llvm::StringRef workloadKey,
-                                                    llvm::StringRef platform) {
-  std::vector<TuningRecord> best =
-      queryRecords("WHERE w.key = ? AND p.name = ? AND r.status = 'ok' "
-                   "ORDER BY r.median_s ASC, r.id ASC LIMIT 1",
-                   {workloadKey.str(), platform.str()});
+                                                    llvm::StringRef platform,
+                                                    unsigned codegen) {
+  std::vector<TuningRecord> best = queryRecords(
+      "WHERE w.key = ? AND p.name = ? AND r.status = 'ok' "
+      "ORDER BY r.codegen = CAST(? AS INTEGER) DESC, r.median_s ASC, "
+      "r.id ASC LIMIT 1",
+      {workloadKey.str(), platform.str(), std::to_string(codegen)});
   if (best.empty())
     return std::nullopt;
   return best.front();
@@ -451,7 +476,8 @@ std::vector<TuningDatabase::Summary> TuningDatabase::summarize() {
   Statement query(db,
                   "SELECT w.key, w.anchor, p.name, COUNT(*), "
                   "SUM(r.status != 'ok'), MIN(CASE WHEN r.status = 'ok' THEN "
-                  "r.median_s END), w.flops FROM records r "
+                  "r.median_s END), w.flops, MIN(r.codegen), "
+                  "MAX(r.codegen) FROM records r "
                   "JOIN workloads w ON r.workload = w.id "
                   "JOIN platforms p ON r.platform = p.id "
                   "GROUP BY w.id, p.id ORDER BY w.id, p.id");
@@ -461,7 +487,8 @@ std::vector<TuningDatabase::Summary> TuningDatabase::summarize() {
     rows.push_back({query.text(0), query.text(1), query.text(2),
                     static_cast<size_t>(query.integer(3)),
                     static_cast<size_t>(query.integer(4)), query.real(5),
-                    query.real(6)});
+                    query.real(6), static_cast<unsigned>(query.integer(7)),
+                    static_cast<unsigned>(query.integer(8))});
   return rows;
 }
 
@@ -481,13 +508,13 @@ llvm::Error TuningDatabase::exportJsonLines(llvm::raw_ostream &os) {
   while (query.step() == SQLITE_ROW) {
     llvm::json::Object line{
         {"workload", llvm::json::Object{{"key", query.text(0)},
-                                        {"anchor", query.text(14)},
-                                        {"flops", query.real(15)},
-                                        {"module", query.text(16)}}},
+                                        {"anchor", query.text(15)},
+                                        {"flops", query.real(16)},
+                                        {"module", query.text(17)}}},
         {"platform", llvm::json::Object{{"name", query.text(1)},
-                                        {"target", query.text(17)},
-                                        {"threads", query.integer(18)},
-                                        {"features", query.text(19)}}},
+                                        {"target", query.text(18)},
+                                        {"threads", query.integer(19)},
+                                        {"features", query.text(20)}}},
         {"schedule", query.text(2)},
         {"genome", query.text(3)},
         {"status", query.text(4)},
@@ -499,6 +526,7 @@ llvm::Error TuningDatabase::exportJsonLines(llvm::raw_ostream &os) {
         {"max_error", query.real(10)},
         {"proposer", query.text(11)},
         {"round", query.integer(12)},
+        {"codegen", query.integer(14)},
         {"time", query.text(13)}};
     os << llvm::json::Value(std::move(line)) << "\n";
   }
@@ -558,6 +586,7 @@ llvm::Expected<size_t> TuningDatabase::importJsonLines(llvm::StringRef text) {
     record.maxError = number_(object, "max_error");
     record.proposer = string(object, "proposer");
     record.round = number_(object, "round");
+    record.codegen = number_(object, "codegen");
     record.time = string(object, "time");
     records.push_back(std::move(record));
   }

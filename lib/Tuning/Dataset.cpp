@@ -155,6 +155,8 @@ llvm::Error mlir::tcl::exportDataset(TuningDatabase &database,
         line["st"] = record.status;
       if (!record.genome.empty())
         line["g"] = record.genome;
+      if (record.codegen)
+        line["cg"] = static_cast<int64_t>(record.codegen);
       recordsOs << llvm::json::Value(std::move(line)) << "\n";
     }
   }
@@ -366,6 +368,7 @@ llvm::Expected<size_t> mlir::tcl::importDataset(TuningDatabase &database,
     record.maxSeconds = (*times)[2].getAsNumber().value_or(0);
     record.repeats = object->getInteger("r").value_or(0);
     record.proposer = object->getString("by").value_or("").str();
+    record.codegen = object->getInteger("cg").value_or(0);
     records.push_back(std::move(record));
   }
   if (llvm::Error error = database.addRecords(records))
@@ -376,6 +379,15 @@ llvm::Expected<size_t> mlir::tcl::importDataset(TuningDatabase &database,
 //===----------------------------------------------------------------------===//
 // Groups and splits
 //===----------------------------------------------------------------------===//
+
+void mlir::tcl::keepLatestCodegen(std::vector<TuningRecord> &records) {
+  unsigned latest = 0;
+  for (const TuningRecord &record : records)
+    latest = std::max(latest, record.codegen);
+  llvm::erase_if(records, [&](const TuningRecord &record) {
+    return record.codegen != latest;
+  });
+}
 
 std::vector<DatasetGroup>
 mlir::tcl::loadDatasetGroups(TuningDatabase &database,
@@ -403,9 +415,11 @@ mlir::tcl::loadDatasetGroups(TuningDatabase &database,
     }
   }
   std::vector<DatasetGroup> groups;
-  for (auto &[key, group] : byKey)
+  for (auto &[key, group] : byKey) {
+    keepLatestCodegen(group.records);
     if (group.records.size() >= minRecords)
       groups.push_back(std::move(group));
+  }
   return groups;
 }
 

@@ -212,6 +212,9 @@ mlir::tcl::evaluateCostModel(TuningDatabase &database, llvm::StringRef platform,
     group.workloadKey = row.workloadKey;
     group.platform = row.platform;
     group.records = database.getRecords(row.workloadKey, row.platform);
+    keepLatestCodegen(group.records);
+    if (group.records.size() < 2)
+      continue;
     groups.push_back(std::move(group));
   }
   auto featurized =

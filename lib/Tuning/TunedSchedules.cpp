@@ -6,6 +6,7 @@
 
 #include "tcl/Tuning/TunedSchedules.h"
 #include "tcl/Runtime/Machine.h"
+#include "tcl/Transforms/Pipelines.h"
 #include "tcl/Transforms/TaskExtraction.h"
 
 #include "mlir/Parser/Parser.h"
@@ -118,7 +119,7 @@ mlir::tcl::applyTunedSchedules(ModuleOp module, TuningDatabase &database,
       continue;
     std::optional<TuningRecord> best;
     for (const std::string &name : standIns)
-      if ((best = database.getBest(summary.key, name)))
+      if ((best = database.getBest(summary.key, name, kCodegenVersion)))
         break;
     if (!best)
       continue;

@@ -8,6 +8,7 @@
 #include "Evolution.h"
 #include "TuningState.h"
 #include "tcl/Transforms/DefaultSchedule.h"
+#include "tcl/Transforms/Pipelines.h"
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/CostModel.h"
 #include "tcl/Tuning/Sampler.h"
@@ -155,9 +156,12 @@ llvm::Error TuningRun::prepareTask(ModuleOp module,
           {summary.key, summary.anchorName, summary.flops, task->workloadText}))
     return error;
   // What the database already knows: measured, never again; trains the
-  // model; seeds the population.
+  // model; seeds the population. Records of another code generation time
+  // other code: they are measured again, not mixed in.
   for (const TuningRecord &record :
        database.getRecords(summary.key, platform.getName())) {
+    if (record.codegen != kCodegenVersion)
+      continue;
     ++task->report.trials;
     if (record.proposer == "default" && record.isOk())
       task->report.defaultSeconds = record.medianSeconds;
@@ -223,6 +227,7 @@ llvm::Error TuningRun::measureAndRecord(std::vector<Trial> trials) {
     record.maxError = result.maxError;
     record.proposer = trial.proposer;
     record.round = round;
+    record.codegen = kCodegenVersion;
     records.push_back(record);
   }
   // One transaction per batch: a kill loses at most this batch.

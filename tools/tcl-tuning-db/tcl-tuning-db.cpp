@@ -203,6 +203,7 @@ int main(int argc, char **argv) {
     // Totals first: with hundreds of tasks, the progress of a collection.
     struct PlatformTotal {
       size_t tasks = 0, records = 0, failures = 0;
+      unsigned oldestCodegen = ~0u, latestCodegen = 0;
     };
     llvm::MapVector<llvm::StringRef, PlatformTotal> platforms;
     for (const TuningDatabase::Summary &row : rows) {
@@ -210,12 +211,21 @@ int main(int argc, char **argv) {
       ++total.tasks;
       total.records += row.records;
       total.failures += row.failures;
+      total.oldestCodegen = std::min(total.oldestCodegen, row.oldestCodegen);
+      total.latestCodegen = std::max(total.latestCodegen, row.latestCodegen);
     }
-    llvm::outs() << "| platform | tasks | records | failed |\n"
-                    "| --- | ---: | ---: | ---: |\n";
-    for (const auto &[platform, total] : platforms)
+    // Code generations (kCodegenVersion; 0: before versions were kept): the
+    // search measures again what an earlier one measured.
+    llvm::outs() << "| platform | tasks | records | failed | codegen |\n"
+                    "| --- | ---: | ---: | ---: | --- |\n";
+    for (const auto &[platform, total] : platforms) {
+      std::string codegen = std::to_string(total.oldestCodegen);
+      if (total.latestCodegen != total.oldestCodegen)
+        codegen += "-" + std::to_string(total.latestCodegen);
       llvm::outs() << "| " << platform << " | " << total.tasks << " | "
-                   << total.records << " | " << total.failures << " |\n";
+                   << total.records << " | " << total.failures << " | "
+                   << codegen << " |\n";
+    }
     llvm::outs() << "\n| workload | platform | records | failed | best (ms) "
                     "| GFLOP/s |\n| --- | --- | ---: | ---: | ---: | ---: |\n";
     for (const TuningDatabase::Summary &row : rows) {

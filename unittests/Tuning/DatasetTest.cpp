@@ -51,6 +51,7 @@ std::unique_ptr<TuningDatabase> makeDatabase(const std::string &path) {
         record.maxSeconds = 2e-3 * (r + 1);
         record.repeats = 5;
         record.proposer = r ? "random/sample" : "default";
+        record.codegen = w == 2 ? 1 : 0;
         records.push_back(record);
       }
   }
@@ -82,6 +83,7 @@ TEST(DatasetTest, ExportImportRoundTrip) {
       EXPECT_EQ(a.minSeconds, b.minSeconds);
       EXPECT_EQ(a.repeats, b.repeats);
       EXPECT_EQ(a.proposer, b.proposer);
+      EXPECT_EQ(a.codegen, b.codegen);
     }
     EXPECT_EQ(db->getPlatform(platform)->getFeatures().toJson(),
               (*copy)->getPlatform(platform)->getFeatures().toJson());
@@ -129,6 +131,21 @@ TEST(DatasetTest, GroupsAndSplits) {
   EXPECT_EQ(loadDatasetGroups(*db, {}, 2, 1.0).size(), 6u);
   EXPECT_TRUE(loadDatasetGroups(*db, {}, 2, 0.5).empty());
   EXPECT_EQ(loadDatasetGroups(*db, {}, 1, 0.5)[0].records.size(), 1u);
+  // A task measured again by a later code generation keeps only those
+  // records: workload0's two by version 2 on x86-sse42, not its three of 0.
+  TuningRecord again = groups[3].records[0];
+  ASSERT_EQ(again.workloadKey, "workload0");
+  ASSERT_EQ(again.platform, "x86-sse42/1t");
+  again.codegen = 2;
+  again.schedule = "measured again";
+  TuningRecord again2 = again;
+  again2.schedule = "measured again 2";
+  ASSERT_FALSE(db->addRecords({again, again2}));
+  std::vector<DatasetGroup> latest = loadDatasetGroups(*db);
+  ASSERT_EQ(latest.size(), 6u);
+  ASSERT_EQ(latest[3].records.size(), 2u);
+  EXPECT_EQ(latest[3].records[0].schedule, "measured again");
+  EXPECT_EQ(latest[0].records.size(), 3u);
 
   auto byModel = splitDataset(groups, "model:random");
   ASSERT_TRUE(bool(byModel));

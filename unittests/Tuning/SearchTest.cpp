@@ -6,6 +6,7 @@
 
 #include "tcl/Registration/Registration.h"
 #include "tcl/Transforms/ApplySchedule.h"
+#include "tcl/Transforms/Pipelines.h"
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Evaluation.h"
 #include "tcl/Tuning/Learned/RankingModel.h"
@@ -189,8 +190,8 @@ func.func @f(%x: tensor<1x13x13x24xf32>, %w: tensor<1x1x24x40xf32>,
         bool parallel = threads > 1 && genome.knobs.front() != 0;
         for (auto [level, sizes] : llvm::enumerate(genome.tiles))
           for (auto [dim, size] : llvm::enumerate(sizes)) {
-            int64_t parent = level ? genome.tiles[level - 1][dim]
-                                   : space->getExtents()[dim];
+            int64_t parent =
+                level ? genome.tiles[level - 1][dim] : space->getExtents()[dim];
             if (parent % size == 0)
               continue;
             EXPECT_FALSE(level == 0 && parallel) << genome.str();
@@ -475,7 +476,7 @@ TEST_F(SearchTest, DatabaseRoundTripRefusesForeignSchema) {
   message = openError(newer);
   EXPECT_NE(message.find("tuning database '" + newer +
                          "': it has schema version 7, this tcl reads "
-                         "version 1"),
+                         "versions up to 2"),
             std::string::npos)
       << message;
 
@@ -497,6 +498,45 @@ TEST_F(SearchTest, DatabaseRoundTripRefusesForeignSchema) {
       << message;
 }
 
+/// A version-1 database (records without their code generation) is
+/// upgraded when it opens: its records keep their data, with codegen 0
+/// (unknown); the best record of the current code generation comes before a
+/// faster one of an earlier version.
+TEST_F(SearchTest, DatabaseUpgradesVersionOneAndPrefersCurrentCodegen) {
+  std::string path = tempPath("db");
+  Platform x86(*lookupTargetArch("x86-avx512"));
+  std::string platform = x86.getName();
+  {
+    auto db = TuningDatabase::open(path);
+    ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+    ASSERT_FALSE((*db)->addPlatform(x86));
+    ASSERT_FALSE((*db)->addWorkload({"k1", "linalg.matmul", 1e6, "module {}"}));
+  }
+  // What version 1 wrote.
+  execSqlite(path, "ALTER TABLE records DROP COLUMN codegen;"
+                   "INSERT INTO records(workload, platform, schedule, status, "
+                   "median_s) VALUES(1, 1, 'old', 'ok', 1e-3);"
+                   "PRAGMA user_version=1;");
+  auto db = TuningDatabase::open(path);
+  ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+  std::vector<TuningRecord> records = (*db)->getRecords("k1", platform);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].schedule, "old");
+  EXPECT_EQ(records[0].codegen, 0u);
+
+  TuningRecord current = makeRecord("k1", platform, "current", 2e-3);
+  current.codegen = 3;
+  ASSERT_FALSE((*db)->addRecords({current}));
+  EXPECT_EQ((*db)->getBest("k1", platform, 3)->schedule, "current");
+  EXPECT_EQ((*db)->getBest("k1", platform, 0)->schedule, "old");
+  // Without a record of the version asked, the fastest of any.
+  EXPECT_EQ((*db)->getBest("k1", platform, 4)->schedule, "old");
+  std::vector<TuningRecord> both = (*db)->getRecords("k1", platform);
+  keepLatestCodegen(both);
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_EQ(both[0].schedule, "current");
+}
+
 TEST_F(SearchTest, DatabaseRoundTripAndJsonLines) {
   std::string path = tempPath("db");
   auto db = TuningDatabase::open(path);
@@ -506,15 +546,16 @@ TEST_F(SearchTest, DatabaseRoundTripAndJsonLines) {
   ASSERT_FALSE((*db)->addPlatform(x86));
   std::string platform = x86.getName();
   ASSERT_FALSE((*db)->addWorkload({"k1", "linalg.matmul", 1e6, "module {}"}));
+  TuningRecord versioned = makeRecord("k1", platform, "s1", 2e-3);
+  versioned.codegen = 7;
   ASSERT_FALSE((*db)->addRecords(
-      {makeRecord("k1", platform, "s1", 2e-3),
-       makeRecord("k1", platform, "s2", 1e-3),
+      {versioned, makeRecord("k1", platform, "s2", 1e-3),
        makeRecord("k1", platform, "s3", 0, "compile_error")}));
   EXPECT_EQ((*db)->getRecords("k1", platform).size(), 3u);
-  std::optional<TuningRecord> best = (*db)->getBest("k1", platform);
+  std::optional<TuningRecord> best = (*db)->getBest("k1", platform, 0);
   ASSERT_TRUE(best);
   EXPECT_EQ(best->schedule, "s2");
-  EXPECT_FALSE((*db)->getBest("k1", "x86-avx2/1t"));
+  EXPECT_FALSE((*db)->getBest("k1", "x86-avx2/1t", 0));
 
   // A batch with one bad record is written not at all.
   llvm::Error error =
@@ -540,7 +581,9 @@ TEST_F(SearchTest, DatabaseRoundTripAndJsonLines) {
     EXPECT_EQ(copied[i].status, original[i].status);
     EXPECT_EQ(copied[i].medianSeconds, original[i].medianSeconds);
     EXPECT_EQ(copied[i].time, original[i].time);
+    EXPECT_EQ(copied[i].codegen, original[i].codegen);
   }
+  EXPECT_EQ(copied[0].codegen, 7u);
   EXPECT_EQ((*copy)->getWorkload("k1")->module, "module {}");
   auto bad = (*copy)->importJsonLines("{not json");
   EXPECT_FALSE(bool(bad));
@@ -770,6 +813,43 @@ TEST_F(SearchTest, KilledRunResumes) {
   for (const std::string &schedule : schedules)
     EXPECT_TRUE(distinct.insert(schedule).second)
         << "measured twice: " << schedule;
+}
+
+/// Records of an earlier code generation time other code: a resumed run
+/// neither counts nor trusts them, measures the default schedule again, and
+/// stamps what it measures with this build's version.
+TEST_F(SearchTest, ResumedRunMeasuresEarlierCodegenAgain) {
+  std::string path = tempPath("db");
+  {
+    OwningOpRef<ModuleOp> module = parse(kMatmul);
+    extractTasks(*module);
+    auto db = TuningDatabase::open(path);
+    ASSERT_TRUE(bool(db));
+    Tuner tuner(**db, smallOptions("xgboost"), fakeMeasure);
+    ASSERT_TRUE(bool(tuner.tune(*module)));
+    EXPECT_EQ((*db)->countRecords(), 20u);
+  }
+  // As if an earlier compiler had measured them.
+  execSqlite(path, "UPDATE records SET codegen = 0;");
+  OwningOpRef<ModuleOp> module = parse(kMatmul);
+  extractTasks(*module);
+  auto db = TuningDatabase::open(path);
+  ASSERT_TRUE(bool(db));
+  TuningOptions options = smallOptions("xgboost");
+  options.resume = true;
+  Tuner tuner(**db, options, fakeMeasure);
+  auto report = tuner.tune(*module);
+  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  EXPECT_EQ((*db)->countRecords(), 40u);
+  unsigned current = 0, defaults = 0;
+  for (const TuningDatabase::Summary &row : (*db)->summarize())
+    for (const TuningRecord &record :
+         (*db)->getRecords(row.workloadKey, row.platform)) {
+      current += record.codegen == kCodegenVersion;
+      defaults += record.proposer == "default";
+    }
+  EXPECT_EQ(current, 20u);
+  EXPECT_EQ(defaults, 2u);
 }
 
 /// Collection mode: every task gets its quota of programs, a share of them

@@ -18,6 +18,14 @@
 
 namespace mlir::tcl {
 
+/// The version of the code a schedule becomes. Bump it with a change to
+/// lowering (schedule application, the pipelines, code generation) that makes
+/// the code of some schedule run at another speed or compile where it did
+/// not: measurements carry it (TuningRecord::codegen), and the search and the
+/// training data do not mix latencies of different versions.
+/// 1: 2026-12-02 (partial tiles peeled; the first version recorded).
+constexpr unsigned kCodegenVersion = 1;
+
 struct LoweringOptions {
   explicit LoweringOptions(Platform platform = Platform::host(),
                            bool defaultSchedules = true)

@@ -67,6 +67,10 @@ struct TuningRecord {
   unsigned round = 0;
   /// When it was measured (ISO 8601, UTC).
   std::string time;
+  /// The code generation that measured it (kCodegenVersion of
+  /// Transforms/Pipelines.h); 0: unknown, measured before versions were kept.
+  /// Latencies of different versions describe different code.
+  unsigned codegen = 0;
 
   bool isOk() const { return status == "ok"; }
 };
@@ -110,9 +114,11 @@ public:
                                        llvm::StringRef platform);
   /// All records measured on a platform, in insertion order.
   std::vector<TuningRecord> getPlatformRecords(llvm::StringRef platform);
-  /// The fastest successful record (by median time), if any.
+  /// The fastest successful record (by median time) measured by code
+  /// generation `codegen`, else the fastest of any other, if any.
   std::optional<TuningRecord> getBest(llvm::StringRef workloadKey,
-                                      llvm::StringRef platform);
+                                      llvm::StringRef platform,
+                                      unsigned codegen);
   size_t countRecords();
 
   struct Summary {
@@ -121,6 +127,8 @@ public:
     /// Median seconds of the best successful record (0 if none).
     double bestSeconds = 0;
     double flops = 0;
+    /// The code generations of its records, oldest and latest.
+    unsigned oldestCodegen = 0, latestCodegen = 0;
   };
   /// One row per workload and platform.
   std::vector<Summary> summarize();

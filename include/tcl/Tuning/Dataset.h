@@ -71,8 +71,14 @@ llvm::Error exportDatasetGroups(TuningDatabase &database,
                                 llvm::StringRef dir,
                                 const DatasetManifest &manifest);
 
+/// Keeps, of one task's records on one platform, those of the latest code
+/// generation (TuningRecord::codegen) among them: latencies of two versions
+/// time different code and do not rank together.
+void keepLatestCodegen(std::vector<TuningRecord> &records);
+
 /// Groups of `database` with at least `minRecords` records, on `platforms`
-/// (all if empty), in a stable order (platform, then workload key). With
+/// (all if empty), each of one code generation (keepLatestCodegen), in a
+/// stable order (platform, then workload key). With
 /// `maxSpread` > 0, successful records whose timings spread more than that
 /// ((max - min) / median) are left out as noisy.
 std::vector<DatasetGroup>
