@@ -401,8 +401,13 @@ ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
         b.create<InterchangeOp>(loc,
                                 b.getDenseI64ArrayAttr(kMatmulOrders[order]));
       // B packed into a contiguous panel, copied once per cache tile. Only
-      // an input: the verifier refuses to hoist the output's padding.
-      if (genome.knobs[kPackB])
+      // an input: the verifier refuses to hoist the output's padding, and
+      // out of a level that loops over k alone.
+      bool tilesParallel = false;
+      for (size_t dim = 0; dim < extents.size(); ++dim)
+        tilesParallel |= loopKinds[dim] == 'p' &&
+                         genome.tiles[1][dim] != genome.tiles[0][dim];
+      if (genome.knobs[kPackB] && tilesParallel)
         b.create<tcl::PadOp>(loc, b.getDenseI64ArrayAttr({1}),
                              b.getI64IntegerAttr(1));
     }

@@ -97,7 +97,13 @@ mlir::tcl::resolvePlatformName(TuningDatabase &database, llvm::StringRef name) {
 
 ScheduleOp mlir::tcl::parseStoredSchedule(llvm::StringRef text,
                                           MLIRContext *context,
-                                          OwningOpRef<ModuleOp> &holder) {
+                                          OwningOpRef<ModuleOp> &holder,
+                                          std::string *why) {
+  ScopedDiagnosticHandler capture(context, [&](Diagnostic &diagnostic) {
+    if (why)
+      *why += (why->empty() ? "" : "; ") + diagnostic.str();
+    return success();
+  });
   holder = parseSourceString<ModuleOp>(text, context);
   ScheduleOp schedule;
   if (holder)
@@ -124,13 +130,14 @@ mlir::tcl::applyTunedSchedules(ModuleOp module, TuningDatabase &database,
     if (!best)
       continue;
     OwningOpRef<ModuleOp> holder;
+    std::string why;
     ScheduleOp schedule =
-        parseStoredSchedule(best->schedule, module.getContext(), holder);
+        parseStoredSchedule(best->schedule, module.getContext(), holder, &why);
     if (!schedule)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "the tuning database's schedule for task '" + summary.name +
-              "' does not parse");
+              "' does not parse: " + why);
     Operation *copy = builder.clone(*schedule);
     cast<ScheduleOp>(copy).setTask(summary.name);
     ++applied;

@@ -44,9 +44,12 @@ llvm::Expected<std::string> resolvePlatformName(TuningDatabase &database,
                                                 llvm::StringRef name);
 
 /// Parses a schedule stored as text (a database record) in `context`.
-/// `holder` keeps the parsed module alive; null if it does not parse.
+/// `holder` keeps the parsed module alive; null if it does not parse or no
+/// longer verifies (a record measured before a check was added), with the
+/// diagnostics in `why` if given: they are not printed.
 ScheduleOp parseStoredSchedule(llvm::StringRef text, MLIRContext *context,
-                               OwningOpRef<ModuleOp> &holder);
+                               OwningOpRef<ModuleOp> &holder,
+                               std::string *why = nullptr);
 
 /// Adds to `module` (tasks extracted) the best schedule the database holds
 /// for each task on the platform (on the first of getStandInPlatforms that

@@ -357,6 +357,17 @@ tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
 
 // -----
 
+// A level that loops over k alone: the copy hoisted out of it does not
+// bufferize (a 1-trip loop over m does not count as a loop).
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"
+    loops [64 parallel, 256 parallel, 1024 reduction] {
+  tcl.sched.tile [64, 0, 512]
+  // expected-error @below {{'tcl.sched.pad' op hoist 1: the innermost tile level loops over reductions only, and a copy hoisted out of such loops cannot be bufferized; tile a parallel dimension at this level too, or pad without hoist}}
+  tcl.sched.pad [1] hoist 1
+}
+
+// -----
+
 // Two levels: the copy may leave the inner level's 2 loops, not the outer
 // level's k loop (MLIR's hoist_pad fails there).
 tcl.sched.schedule task "t" anchor "linalg.matmul" target "x86-avx512"

@@ -499,6 +499,23 @@ LogicalResult PadOp::applyToState(ScheduleState &state) {
              << *hoist << " exceeds the " << numLoops
              << " loops of the innermost tile level (a copy cannot be "
                 "hoisted out of an enclosing tile level)";
+    // A copy hoisted out of a level that loops over reductions only (a
+    // matmul tiled along k alone) leaves a loop nest that one-shot
+    // bufferization refuses ("cannot avoid RaW conflict").
+    bool loopsParallel = false, loopsReduction = false;
+    for (int64_t dim : innermost.loopDims()) {
+      if (innermost.tripCounts[dim] == 1)
+        continue;
+      (innermost.kinds[dim] == LoopKind::Reduction ? loopsReduction
+                                                   : loopsParallel) = true;
+    }
+    if (loopsReduction && !loopsParallel)
+      return emitOpError("hoist ")
+             << *hoist
+             << ": the innermost tile level loops over reductions only, and "
+                "a copy hoisted out of such loops cannot be bufferized; tile "
+                "a parallel dimension at this level too, or pad without "
+                "hoist";
   }
   for (LoopDim &loop : state.dims)
     loop.evenlyTiled = true;
