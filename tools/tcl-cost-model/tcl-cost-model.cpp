@@ -262,7 +262,7 @@ struct Data {
 
   llvm::Error open(MLIRContext *context) {
     if (dataDirs.empty() == databasePath.empty())
-      return error("give exactly one of --data DIR and --db FILE");
+      return error("give exactly one of --data DIR[,DIR...] and --db FILE");
     auto opened =
         TuningDatabase::open(databasePath.empty() ? std::string(":memory:")
                                                   : std::string(databasePath));
@@ -507,10 +507,9 @@ llvm::Error selectCommand(Data &data, MLIRContext *context) {
   manifest.date = currentTimeIso();
   manifest.seed = std::to_string(seed);
   manifest.machine = describeHost();
-  manifest.notes =
-      "programs chosen by active sampling from " +
-      (dataDirs.empty() ? std::string(databasePath)
-                        : llvm::join(dataDirs, ", "));
+  manifest.notes = "programs chosen by active sampling from " +
+                   (dataDirs.empty() ? std::string(databasePath)
+                                     : llvm::join(dataDirs, ", "));
   if (llvm::Error error =
           exportDatasetGroups(*data.database, subset, outputPath, manifest))
     return error;

@@ -118,6 +118,9 @@ protected:
                                     [](Diagnostic &) { return success(); });
     return succeeded(verify(schedule));
   }
+  /// Tunes kMatmul with resume on the database at `path` (fake
+  /// measurements, defined below).
+  void resumeMatmulTuning(const std::string &path);
 
   std::vector<std::string> paths;
 };
@@ -800,6 +803,18 @@ TEST_F(SearchTest, TunedSchedulesPreferThisMachine) {
             "the database has no platform 'x86-sse42/1t'");
 }
 
+void SearchTest::resumeMatmulTuning(const std::string &path) {
+  OwningOpRef<ModuleOp> module = parse(kMatmul);
+  extractTasks(*module);
+  auto db = TuningDatabase::open(path);
+  ASSERT_TRUE(bool(db));
+  TuningOptions options = smallOptions("xgboost");
+  options.resume = true;
+  Tuner tuner(**db, options, fakeMeasure);
+  auto report = tuner.tune(*module);
+  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+}
+
 /// A tuning run killed (SIGKILL) in the middle of a batch loses only that
 /// batch; rerunning with resume continues to the same total without
 /// measuring anything twice.
@@ -833,15 +848,9 @@ TEST_F(SearchTest, KilledRunResumes) {
     // The default schedule and two batches of four were committed.
     EXPECT_EQ((*db)->countRecords(), 1u + 2 * 4);
   }
-  OwningOpRef<ModuleOp> module = parse(kMatmul);
-  extractTasks(*module);
+  resumeMatmulTuning(path);
   auto db = TuningDatabase::open(path);
   ASSERT_TRUE(bool(db));
-  TuningOptions options = smallOptions("xgboost");
-  options.resume = true;
-  Tuner tuner(**db, options, fakeMeasure);
-  auto report = tuner.tune(*module);
-  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
   EXPECT_EQ((*db)->countRecords(), 20u);
   std::vector<std::string> schedules = schedulesOf(**db);
   std::set<std::string> distinct;
@@ -866,15 +875,9 @@ TEST_F(SearchTest, ResumedRunMeasuresEarlierCodegenAgain) {
   }
   // As if an earlier compiler had measured them.
   execSqlite(path, "UPDATE records SET codegen = 0;");
-  OwningOpRef<ModuleOp> module = parse(kMatmul);
-  extractTasks(*module);
+  resumeMatmulTuning(path);
   auto db = TuningDatabase::open(path);
   ASSERT_TRUE(bool(db));
-  TuningOptions options = smallOptions("xgboost");
-  options.resume = true;
-  Tuner tuner(**db, options, fakeMeasure);
-  auto report = tuner.tune(*module);
-  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
   EXPECT_EQ((*db)->countRecords(), 40u);
   unsigned current = 0, defaults = 0;
   for (const TuningDatabase::Summary &row : (*db)->summarize())
