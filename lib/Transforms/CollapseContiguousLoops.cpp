@@ -77,21 +77,6 @@ bool areAdjacentEverywhere(linalg::LinalgOp op, unsigned outer) {
   return true;
 }
 
-/// Whether upstream's collapseOpIterationDims takes `op`: it checks every
-/// buffer operand against the grouping of the loops as if the operand were
-/// indexed by all of them, so an operand of lower rank (a bias read along
-/// the channels) passes only with the identity layout; a bias slice of a
-/// tile (`strided<[1], offset: ?>`) made it fail.
-bool isAcceptedUpstream(linalg::LinalgOp op) {
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (type && type.getRank() != op.getNumLoops() &&
-        !type.getLayout().isIdentity())
-      return false;
-  }
-  return true;
-}
-
 /// The op's loops grouped into runs that are adjacent everywhere, outermost
 /// first; empty if no two loops merge.
 SmallVector<ReassociationIndices> getLoopGroups(linalg::LinalgOp op) {
@@ -123,9 +108,7 @@ struct CollapseContiguousLoopsPass
     for (linalg::LinalgOp op : candidates) {
       SmallVector<ReassociationIndices> groups = getLoopGroups(op);
       if (groups.empty() ||
-          !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
-                                            groups) ||
-          (!isa<linalg::FillOp>(*op) && !isAcceptedUpstream(op)))
+          !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), groups))
         continue;
       rewriter.setInsertionPoint(op);
       // Upstream collapses generics and copies (and crashes on a generalized
@@ -137,8 +120,10 @@ struct CollapseContiguousLoopsPass
                                                     buffer);
         continue;
       }
-      // Any other refusal leaves the op as it is: its loops are correct,
-      // only shorter.
+      // A refusal leaves the op as it is: its loops are correct, only
+      // shorter. Upstream checks every buffer operand against the grouping
+      // of the loops as if all loops indexed it, so an operand of lower rank
+      // with a strided layout (a fused epilogue's bias slice) is refused.
       FailureOr<linalg::CollapseResult> collapsed =
           linalg::collapseOpIterationDims(op, groups, rewriter);
       if (failed(collapsed))

@@ -493,7 +493,8 @@ LogicalResult PadOp::applyToState(ScheduleState &state) {
              << ": the innermost tile level is a parallel scf.forall, out of "
                 "which a copy cannot be hoisted; tile sequentially inside it "
                 "first, or pad without hoist";
-    size_t numLoops = innermost.loopDims().size();
+    SmallVector<int64_t> loopDims = innermost.loopDims();
+    size_t numLoops = loopDims.size();
     if (*hoist > numLoops)
       return emitOpError("hoist ")
              << *hoist << " exceeds the " << numLoops
@@ -503,7 +504,7 @@ LogicalResult PadOp::applyToState(ScheduleState &state) {
     // matmul tiled along k alone) leaves a loop nest that one-shot
     // bufferization refuses ("cannot avoid RaW conflict").
     bool loopsParallel = false, loopsReduction = false;
-    for (int64_t dim : innermost.loopDims()) {
+    for (int64_t dim : loopDims) {
       if (innermost.tripCounts[dim] == 1)
         continue;
       (innermost.kinds[dim] == LoopKind::Reduction ? loopsReduction
