@@ -5,7 +5,9 @@
 # (bench/zoo.py) that compile in seconds: a small GPT on int64 token ids,
 # torch.nn.TransformerEncoderLayer, a UNet (Resize, skip concatenations) and
 # a Conv1d sequence model; compiles each with tcl-compile to a shared library
-# and runs it on the exported input, checking the output against PyTorch's.
+# and runs it on the exported input, checking the output against PyTorch's;
+# compiles each for an NVIDIA GPU too (--target=nvptx-sm90 --emit=ptx) and,
+# where a CUDA toolkit has ptxas, assembles the PTX for sm_90.
 # Models are cached in <build>/models (exported again when
 # models/generate.py is newer).
 # Usage: bash scripts/e2e-models.sh [build dir] [model ...]  (any model of
@@ -19,6 +21,13 @@ models=("$@")
   models=(resnet18 mobilenet_v2 bert_encoder regnet_y_400mf gpt
     transformer_encoder_layer unet tcn)
 cache=$build_dir/models
+ptxas=
+for root in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda; do
+  if [ -n "$root" ] && [ -x "$root/bin/ptxas" ]; then
+    ptxas=$root/bin/ptxas
+    break
+  fi
+done
 
 failed=0
 for model in "${models[@]}"; do
@@ -35,7 +44,18 @@ for model in "${models[@]}"; do
       --library="$cache/$model/model.so" \
       --test-data="$cache/$model/test_data_set_0" --repeats=3; then
     failed=$((failed + 1))
+    continue
   fi
+  if ! "$build_dir/bin/tcl-compile" "$cache/$model/model.onnx" \
+      --target=nvptx-sm90 --emit=ptx -o "$cache/$model/model.ptx" ||
+      { [ -n "$ptxas" ] && ! "$ptxas" -arch=sm_90 "$cache/$model/model.ptx" \
+        -o "$cache/$model/model.cubin"; }; then
+    echo "$model: the GPU build failed"
+    failed=$((failed + 1))
+    continue
+  fi
+  echo "$model: $(grep -c '^.visible .entry' "$cache/$model/model.ptx") GPU" \
+    "kernels${ptxas:+, assembled by ptxas for sm_90}"
 done
 echo "e2e models: $((${#models[@]} - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

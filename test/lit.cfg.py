@@ -32,3 +32,13 @@ config.substitutions.append(
 config.substitutions.append(("%tcl_src_root", config.tcl_src_root))
 # Debian's Python, which has python3-onnx and numpy (not a user's pyenv).
 config.substitutions.append(("%system_python", "/usr/bin/python3"))
+
+# ptxas from the CUDA toolkit assembles the PTX of GPU targets (there is one
+# on these machines even without a GPU): `%if ptxas %{ %ptxas ... %}`.
+cuda_roots = [os.environ.get(name) for name in ("CUDA_HOME", "CUDA_PATH")]
+for root in [r for r in cuda_roots if r] + ["/usr/local/cuda"]:
+    ptxas = os.path.join(root, "bin", "ptxas")
+    if os.path.exists(ptxas):
+        config.available_features.add("ptxas")
+        config.substitutions.append(("%ptxas", ptxas))
+        break

@@ -8,6 +8,7 @@
 #include "tcl/Dialect/Tcl/IR/TclOps.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Target/Codegen.h"
+#include "tcl/Target/GpuCodegen.h"
 #include "tcl/Target/ModelInterface.h"
 #include "tcl/Transforms/ApplySchedule.h"
 #include "tcl/Transforms/Passes.h"
@@ -213,6 +214,27 @@ static llvm::Error emitNativeCode(ModuleOp module, const Platform &platform,
   return llvm::Error::success();
 }
 
+/// Lowers `module` for a GPU platform and writes its kernels' PTX.
+static llvm::Error emitPTX(ModuleOp module, const Platform &platform,
+                           const CompileOptions &options, TimingScope &timing) {
+  PassManager pm(module.getContext());
+  buildLowerToNVVMPipeline(pm, LoweringOptions(platform), findCudaToolkit());
+  TimingScope lowering = timing.nest("schedule and lower to PTX");
+  pm.enableTiming(lowering);
+  if (failed(pm.run(module)))
+    return error("lowering failed (see the diagnostics above)");
+  lowering.stop();
+  llvm::Expected<std::string> ptx = extractPTX(module);
+  if (!ptx)
+    return ptx.takeError();
+  auto output = openOutput(options.output);
+  if (!output)
+    return output.takeError();
+  (*output)->os() << *ptx;
+  (*output)->keep();
+  return llvm::Error::success();
+}
+
 llvm::Expected<CompileReport>
 mlir::tcl::compileModel(const CompileOptions &options,
                         llvm::raw_ostream *progress) {
@@ -250,7 +272,9 @@ mlir::tcl::compileModel(const CompileOptions &options,
   const Platform &platform = *report.platform;
   if (nativeCode && target.kind != TargetKind::CPU)
     return error("--emit=llvm|obj|so supports CPU targets only; " +
-                 target.name + " is not one");
+                 target.name + " is not one (--emit=ptx is for GPUs)");
+  if (options.emit == EmitKind::PTX && target.kind != TargetKind::GPU)
+    return error("--emit=ptx needs a GPU target; " + target.name + " is a CPU");
   if (failed(checkScheduleTargets(**module, target)))
     return error("the input's schedules are for another target");
   // Checked before the database is opened (and so created): tuning
@@ -286,6 +310,10 @@ mlir::tcl::compileModel(const CompileOptions &options,
       return std::move(failure);
     return report;
   }
+  case EmitKind::PTX:
+    if (llvm::Error failure = emitPTX(**module, platform, options, timing))
+      return std::move(failure);
+    return report;
   case EmitKind::LLVM:
   case EmitKind::Object:
   case EmitKind::SharedLibrary:

@@ -33,6 +33,8 @@ static constexpr TargetArch kTargetArchs[] = {
      "x86-64-v2", "", 128},
     {"nvptx-sm90", TargetKind::GPU, IsaLevel::NVPTX, "nvptx64-nvidia-cuda",
      "sm_90", "+ptx80", 1024},
+    {"nvptx-sm80", TargetKind::GPU, IsaLevel::NVPTX, "nvptx64-nvidia-cuda",
+     "sm_80", "+ptx70", 1024},
 };
 
 const TargetArch *mlir::tcl::lookupTargetArch(llvm::StringRef name) {

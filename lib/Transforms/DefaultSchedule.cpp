@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Transforms/DefaultSchedule.h"
+#include "ScheduleWriter.h"
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/TaskExtraction.h"
 
@@ -46,76 +47,6 @@ constexpr int64_t kConvOutputColumns = 8;
 /// room for the input rows) while the output positions use them.
 constexpr int64_t kConvWeightSliceBytes = 96 << 10;
 constexpr int64_t kMaxWholeReduction = 4096;
-
-/// A tile size for a dimension of `extent`: `extent` itself if it is at most
-/// `preferred`, else the largest multiple of `multiple` that divides it and
-/// is at least half of `preferred`, else `preferred` (partial tiles are
-/// padded).
-int64_t pickTile(int64_t extent, int64_t preferred, int64_t multiple = 1) {
-  if (ShapedType::isDynamic(extent))
-    return preferred;
-  if (extent <= preferred)
-    return extent;
-  for (int64_t size = preferred - preferred % multiple; size * 2 >= preferred;
-       size -= multiple)
-    if (size > 0 && extent % size == 0)
-      return size;
-  return preferred;
-}
-
-/// Builds the primitives of one schedule, tracking the current extents.
-class ScheduleWriter {
-public:
-  ScheduleWriter(OpBuilder &builder, ScheduleOp schedule)
-      : b(builder), loc(schedule.getLoc()),
-        extents(schedule.getExtents().begin(), schedule.getExtents().end()) {
-    b.setInsertionPointToEnd(&schedule.getBody().front());
-  }
-
-  int64_t extent(unsigned dim) const { return extents[dim]; }
-
-  /// Tiles with `sizes`; a size equal to the current extent means untiled.
-  /// Returns false (and adds nothing) if nothing would be tiled.
-  bool tile(SmallVector<int64_t> sizes) {
-    bool any = false;
-    for (auto [dim, size] : llvm::enumerate(sizes)) {
-      if (size == extents[dim])
-        size = 0;
-      if (size != 0) {
-        any = true;
-        extents[dim] = size;
-      }
-    }
-    if (any) {
-      b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
-      ++levels;
-    }
-    return any;
-  }
-  void parallelize() { b.create<ParallelizeOp>(loc); }
-  void interchange(ArrayRef<int64_t> permutation) {
-    b.create<InterchangeOp>(loc, b.getDenseI64ArrayAttr(permutation));
-  }
-  void pad(ArrayRef<int64_t> operands, int64_t hoist) {
-    b.create<tcl::PadOp>(loc, b.getDenseI64ArrayAttr(operands),
-                         b.getI64IntegerAttr(hoist));
-  }
-  void fuseEpilogue() { b.create<FuseEpilogueOp>(loc); }
-  void decompose() { b.create<DecomposeOp>(loc); }
-  void vectorize() { b.create<VectorizeOp>(loc); }
-  void hoistAccumulators() { b.create<HoistAccumulatorsOp>(loc); }
-  void unroll(int64_t dim, int64_t factor) {
-    b.create<UnrollOp>(loc, b.getI64IntegerAttr(levels - 1),
-                       b.getI64IntegerAttr(dim), b.getI64IntegerAttr(factor));
-  }
-  unsigned getNumLevels() const { return levels; }
-
-private:
-  OpBuilder &b;
-  Location loc;
-  SmallVector<int64_t> extents;
-  unsigned levels = 0;
-};
 
 /// Splits `extent` into about `parts` chunks, each a multiple of `multiple`.
 int64_t chunk(int64_t extent, int64_t parts, int64_t multiple) {
@@ -617,25 +548,29 @@ ScheduleOp mlir::tcl::buildDefaultSchedule(OpBuilder &builder,
   {
     OpBuilder::InsertionGuard guard(builder);
     ScheduleWriter writer(builder, schedule);
-    switch (info->anchorClass) {
-    case AnchorClass::Matmul:
-      writeMatmul(writer, 0, lanes, registers, threads, hasEpilogue);
-      break;
-    case AnchorClass::BatchMatmul:
-      writeMatmul(writer, 1, lanes, registers, threads, hasEpilogue);
-      break;
-    case AnchorClass::Conv2D:
-    case AnchorClass::DepthwiseConv2D:
-    case AnchorClass::Pool2D:
-      writeWindowOp(writer, *info, lanes, registers, threads, hasEpilogue);
-      break;
-    case AnchorClass::Generic:
-      writeGeneric(writer, anchor.getIteratorTypesArray(), lanes, threads,
-                   isVectorizableGeneric(anchor));
-      break;
-    case AnchorClass::Conv1D:
-      break;
-    }
+    if (platform.getTarget().kind == TargetKind::GPU)
+      writeGpuDefaultSchedule(writer, info->anchorClass,
+                              anchor.getIteratorTypesArray(), hasEpilogue);
+    else
+      switch (info->anchorClass) {
+      case AnchorClass::Matmul:
+        writeMatmul(writer, 0, lanes, registers, threads, hasEpilogue);
+        break;
+      case AnchorClass::BatchMatmul:
+        writeMatmul(writer, 1, lanes, registers, threads, hasEpilogue);
+        break;
+      case AnchorClass::Conv2D:
+      case AnchorClass::DepthwiseConv2D:
+      case AnchorClass::Pool2D:
+        writeWindowOp(writer, *info, lanes, registers, threads, hasEpilogue);
+        break;
+      case AnchorClass::Generic:
+        writeGeneric(writer, anchor.getIteratorTypesArray(), lanes, threads,
+                     isVectorizableGeneric(anchor));
+        break;
+      case AnchorClass::Conv1D:
+        break;
+      }
   }
   // A heuristic that produced an invalid schedule for some shape must not
   // break compilation: fall back to plain loops.

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Transforms/Pipelines.h"
+#include "tcl/Target/GpuCodegen.h"
 #include "tcl/Target/Platform.h"
 #include "tcl/Transforms/DefaultSchedule.h"
 #include "tcl/Transforms/Passes.h"
@@ -13,6 +14,8 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
@@ -26,6 +29,7 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -38,10 +42,9 @@ using namespace mlir::tcl;
 
 static bool convertAllFunctions(func::FuncOp *) { return true; }
 
-void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                         const LoweringOptions &options) {
-  // Tasks, schedules (defaults for the ops that have none), then tensor
-  // cleanup.
+/// Tasks, schedules (defaults for the ops that have none), then tensor
+/// cleanup.
+static void addScheduling(OpPassManager &pm, const LoweringOptions &options) {
   if (options.extractTasks)
     pm.addPass(createExtractTasks());
   if (options.defaultSchedules) {
@@ -54,9 +57,12 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createPrepareEntryPoints());
+}
 
-  // Bufferization. Results become out-params, so callers own every buffer
-  // they see; the deallocation pipeline frees every temporary.
+/// Bufferization, without deallocation. Results become out-params, so
+/// callers own every buffer they see; the deallocation pipeline that follows
+/// frees every temporary.
+static void addBufferization(OpPassManager &pm) {
   // Copies become linalg.copy and then loops: memref.copy of strided views
   // would call memrefCopy from MLIR's runner library, a dependency compiled
   // kernels must not have.
@@ -87,6 +93,12 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+}
+
+void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                         const LoweringOptions &options) {
+  addScheduling(pm, options);
+  addBufferization(pm);
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
   pm.addPass(createCanonicalizerPass());
@@ -147,6 +159,64 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createSetTargetAttributes(target));
 }
 
+void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
+                                         const LoweringOptions &options,
+                                         StringRef cudaToolkit) {
+  const TargetArch &target = options.platform.getTarget();
+  addScheduling(pm, options);
+  addBufferization(pm);
+  // Tiles written back into the views they were read from leave copies of
+  // a view onto itself (once CSE unifies the two views), which
+  // canonicalization erases: on a GPU they would run in every thread.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  // A thread's private buffers go on its stack; deallocation is placed for
+  // the host's buffers; then block and thread loops become gpu.launch
+  // operations (after deallocation, which does not know their barriers).
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createPromoteBuffersToStackPass(isGpuThreadPrivate));
+  bufferization::buildBufferDeallocationPipeline(
+      pm, bufferization::BufferDeallocationPipelineOptions());
+  pm.addPass(createMapToGPU());
+  pm.addPass(createCanonicalizerPass());
+
+  // Inside the kernels: leftover linalg ops become loops, views become
+  // pointer arithmetic, loops become branches.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Kernels into a gpu.module for the target, lowered to NVVM; the host's
+  // launches to calls of the GPU runtime; the module to PTX (libdevice from
+  // the toolkit is linked in for math functions).
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMergeGPUModules());
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = target.cpu.str();
+  attach.features = target.features.str();
+  attach.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = cudaToolkit.str();
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
 void mlir::tcl::buildGraphOptimizationPipeline(OpPassManager &pm) {
   OpPassManager &funcs = pm.nest<func::FuncOp>();
   funcs.addPass(createPropagateLayout());
@@ -181,7 +251,31 @@ struct LowerToLLVMPipelineOptions
       llvm::cl::desc("Schedule unscheduled ops with the default heuristic"),
       llvm::cl::init(true)};
 };
+
+struct LowerToNVVMPipelineOptions
+    : public PassPipelineOptions<LowerToNVVMPipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("GPU target architecture"),
+                             llvm::cl::init("nvptx-sm90")};
+  Option<bool> defaultSchedules{
+      *this, "default-schedules",
+      llvm::cl::desc("Schedule unscheduled ops with the default heuristic"),
+      llvm::cl::init(true)};
+  Option<std::string> cudaToolkit{
+      *this, "cuda-toolkit",
+      llvm::cl::desc("CUDA toolkit root (libdevice); by default $CUDA_HOME, "
+                     "$CUDA_PATH or /usr/local/cuda")};
+};
 } // namespace
+
+/// The GPU targets' names, for diagnostics.
+static std::string getGpuTargetNames() {
+  std::string names;
+  for (const TargetArch &target : getTargetArchs())
+    if (target.kind == TargetKind::GPU)
+      names += (names.empty() ? "" : ", ") + target.name.str();
+  return names;
+}
 
 void mlir::tcl::registerTclPipelines() {
   // (Registered as PassPipelineRegistration does, but with the error
@@ -199,6 +293,10 @@ void mlir::tcl::registerTclPipelines() {
         if (!platform)
           return errorHandler("tcl-lower-to-llvm: " +
                               llvm::toString(platform.takeError()));
+        if (platform->getTarget().kind != TargetKind::CPU)
+          return errorHandler("tcl-lower-to-llvm: '" + options.target +
+                              "' is a GPU target; tcl-lower-to-nvvm lowers "
+                              "for GPUs");
         LoweringOptions lowering;
         lowering.platform = *platform;
         lowering.defaultSchedules = options.defaultSchedules;
@@ -207,6 +305,29 @@ void mlir::tcl::registerTclPipelines() {
       },
       [](function_ref<void(const ::mlir::detail::PassOptions &)>
              optionHandler) { optionHandler(LowerToLLVMPipelineOptions()); });
+  registerPassPipeline(
+      "tcl-lower-to-nvvm",
+      "Lowers scheduled linalg on tensors to kernels in PTX (a gpu.binary) "
+      "and host code in the LLVM dialect for an NVIDIA GPU",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        LowerToNVVMPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        const TargetArch *target = lookupTargetArch(options.target);
+        if (!target || target->kind != TargetKind::GPU)
+          return errorHandler(
+              "tcl-lower-to-nvvm: '" + options.target +
+              "' is not a GPU target (known: " + getGpuTargetNames() + ")");
+        LoweringOptions lowering{Platform(*target), options.defaultSchedules};
+        std::string toolkit = options.cudaToolkit.empty()
+                                  ? findCudaToolkit()
+                                  : options.cudaToolkit.getValue();
+        buildLowerToNVVMPipeline(pm, lowering, toolkit);
+        return success();
+      },
+      [](function_ref<void(const ::mlir::detail::PassOptions &)>
+             optionHandler) { optionHandler(LowerToNVVMPipelineOptions()); });
   PassPipelineRegistration<>(
       "tcl-optimize-graph",
       "Graph-level optimizations of imported models: layout propagation, "

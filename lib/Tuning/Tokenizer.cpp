@@ -68,6 +68,15 @@ static float logExtent(int64_t extent) {
   return ShapedType::isDynamic(extent) ? 0.0f : log2p1(extent);
 }
 
+/// The parallel-level column: 0 for a sequential level, 1 for one run on
+/// the CPU's threads or a GPU's blocks, 2 for one run on a GPU block's
+/// threads. (CPU programs read as before GPU mappings existed.)
+static float getParallelColumn(const TileLevel &level) {
+  if (!level.parallel)
+    return 0;
+  return level.mapping == ParallelMapping::GpuThreads ? 2 : 1;
+}
+
 /// The derived columns of a tile token: what one tile of `sizes` over the
 /// domain `before` costs in iterations, tiles, cache and threads.
 static void describeTile(float *token, const ScheduleState &before,
@@ -303,7 +312,7 @@ Tokenizer::tokenize(ScheduleOp schedule, const TaskFeatures &task,
           }
           const TileLevel &level = finalState->levels[levelIndex];
           token[kScalarCol + kLevel] = levelIndex;
-          token[kScalarCol + kParallel] = level.parallel ? 1 : 0;
+          token[kScalarCol + kParallel] = getParallelColumn(level);
           describeTile(token, before, tile.getSizes(), level.parallel, task,
                        known);
           ++levelIndex;
@@ -321,7 +330,7 @@ Tokenizer::tokenize(ScheduleOp schedule, const TaskFeatures &task,
           for (int64_t dim : level.loopDims())
             setDim(kTouchedCol, dim, 1);
           token[kScalarCol + kLevel] = currentLevel;
-          token[kScalarCol + kParallel] = level.parallel ? 1 : 0;
+          token[kScalarCol + kParallel] = getParallelColumn(level);
         })
         .Case([&](DecomposeOp) {
           // The dimensions that disappeared.

@@ -6,6 +6,10 @@
 // By default the target is the host's: a host limited to SSE4.2 gets SSE code.
 // RUN: env TCL_HOST_ISA=x86-sse42 tcl-opt %s --tcl-default-schedules | FileCheck %s --check-prefix=SSE
 // RUN: not tcl-opt %s "--tcl-default-schedules=target=x86-avx1024" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// GPU targets get a block level and a thread level for every op class, the
+// innermost parallel loop onto threads x, register tiles of 4 x 4 for ops
+// that reuse their inputs, one output a thread for the others.
+// RUN: tcl-opt %s "--tcl-default-schedules=target=nvptx-sm90" | FileCheck %s --check-prefix=GPU
 
 // CHECK: linalg.matmul {tcl.task = "default_0"}
 // CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}tcl.task = "default_1"
@@ -43,7 +47,24 @@
 //  SSE-NEXT:   tcl.sched.tile [64, 64, 128]
 //  SSE-NEXT:   tcl.sched.tile [8, 8, 1]
 
-// UNKNOWN: tcl-default-schedules: unknown target 'x86-avx1024' (known: x86-avx512, x86-avx2, x86-sse42, nvptx-sm90)
+// GPU-LABEL: tcl.sched.schedule task "default_0" anchor "linalg.matmul" target "nvptx-sm90"
+//  GPU-NEXT:   tcl.sched.tile [16, 256, 0]
+//  GPU-NEXT:   tcl.sched.parallelize blocks
+//  GPU-NEXT:   tcl.sched.tile [4, 4, 0]
+//  GPU-NEXT:   tcl.sched.parallelize threads
+//  GPU-NEXT: }
+// GPU-LABEL: tcl.sched.schedule task "default_1" anchor "linalg.conv_2d_nhwc_hwcf"
+//  GPU-NEXT:   tcl.sched.tile [0, 1, 56, 64, 0, 0, 0]
+//  GPU-NEXT:   tcl.sched.parallelize blocks
+//  GPU-NEXT:   tcl.sched.tile [0, 0, 4, 4, 0, 0, 0]
+//  GPU-NEXT:   tcl.sched.parallelize threads
+// GPU-LABEL: tcl.sched.schedule task "default_2" anchor "linalg.generic" target "nvptx-sm90" loops [128 parallel, 768 reduction]
+//  GPU-NEXT:   tcl.sched.tile [64, 0]
+//  GPU-NEXT:   tcl.sched.parallelize blocks
+//  GPU-NEXT:   tcl.sched.tile [1, 0]
+//  GPU-NEXT:   tcl.sched.parallelize threads
+
+// UNKNOWN: tcl-default-schedules: unknown target 'x86-avx1024' (known: x86-avx512, x86-avx2, x86-sse42, nvptx-sm90, nvptx-sm80)
 
 func.func @f(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>, %c: tensor<512x512xf32>,
              %in: tensor<1x58x58x64xf32>, %w: tensor<3x3x64x64xf32>, %out: tensor<1x56x56x64xf32>,

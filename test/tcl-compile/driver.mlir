@@ -18,7 +18,7 @@
 //   CHECK-NOT: tcl.sched
 
 // MISMATCH: error: schedule for task 'mm' targets x86-avx512 but tcl-compile was asked for --target=x86-avx2
-// UNKNOWN: tcl-compile: unknown target 'x86-avx1024'; known targets: x86-avx512 x86-avx2 x86-sse42 nvptx-sm90
+// UNKNOWN: tcl-compile: unknown target 'x86-avx1024'; known targets: x86-avx512 x86-avx2 x86-sse42 nvptx-sm90 nvptx-sm80
 // MISSING: tcl-compile: cannot open input file
 
 // The loop nest of task mm is a function of its own, named after the task.
@@ -34,7 +34,7 @@
 // OPENMP: NEEDED{{.*}}libomp.so
 // NOOPENMP-NOT: libomp
 // NOOUTPUT: tcl-compile: --emit=obj|so needs an output file (-o)
-// GPU: tcl-compile: --emit=llvm|obj|so supports CPU targets only; nvptx-sm90 is not one
+// GPU: tcl-compile: --emit=llvm|obj|so supports CPU targets only; nvptx-sm90 is not one (--emit=ptx is for GPUs)
 
 func.func @mm(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %0 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>

@@ -7,7 +7,8 @@
 // Compiles a .mlir file of linalg ops and their tcl.sched schedules, or an
 // ONNX model (imported to linalg, function @tcl_forward), for a target
 // platform. --emit selects how far: `mlir` (schedules applied), `llvm`
-// (LLVM IR after -O3), `obj` (object file) or `so` (shared library). Public
+// (LLVM IR after -O3), `obj` (object file) or `so` (shared library); for a
+// GPU target, `ptx` (the kernels' PTX). Public
 // functions get C interface wrappers `_mlir_ciface_<name>` whose results are
 // out-parameters.
 //
@@ -67,7 +68,9 @@ static llvm::cl::opt<tcl::EmitKind> emitKind(
                    "MLIR with the schedules applied"),
         clEnumValN(tcl::EmitKind::LLVM, "llvm", "LLVM IR"),
         clEnumValN(tcl::EmitKind::Object, "obj", "an object file"),
-        clEnumValN(tcl::EmitKind::SharedLibrary, "so", "a shared library")),
+        clEnumValN(tcl::EmitKind::SharedLibrary, "so", "a shared library"),
+        clEnumValN(tcl::EmitKind::PTX, "ptx",
+                   "PTX of the kernels (GPU targets)")),
     llvm::cl::init(tcl::EmitKind::SharedLibrary), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     apiEntry("entry",

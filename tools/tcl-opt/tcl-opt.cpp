@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Registration/Registration.h"
+#include "tcl/Target/Codegen.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -18,6 +19,8 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::tcl::registerTclDialects(registry);
+  // For the pipelines that end in code (gpu-module-to-binary).
+  mlir::tcl::registerLLVMTranslations(registry);
   mlir::tcl::registerAllTclPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tcl optimizer driver\n", registry));

@@ -93,7 +93,7 @@ TEST(PlatformTest, UnknownTargetsAreNamed) {
   ASSERT_FALSE(bool(unknown));
   EXPECT_EQ(llvm::toString(unknown.takeError()),
             "unknown target 'x86-avx1024' (known: x86-avx512, x86-avx2, "
-            "x86-sse42, nvptx-sm90)");
+            "x86-sse42, nvptx-sm90, nvptx-sm80)");
   llvm::Expected<Platform> known = Platform::get("nvptx-sm90", 1);
   ASSERT_TRUE(bool(known));
   EXPECT_EQ(known->getTarget().kind, TargetKind::GPU);

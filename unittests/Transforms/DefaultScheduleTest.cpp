@@ -5,13 +5,17 @@
 //===----------------------------------------------------------------------===//
 //
 // Each op class gets a non-empty default schedule on every CPU platform, and
-// the code it produces computes what plain loops compute.
+// the code it produces computes what plain loops compute; on every GPU
+// platform it gets one that maps blocks and threads and compiles to PTX.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Transforms/DefaultSchedule.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Kernel.h"
+#include "tcl/Target/Codegen.h"
+#include "tcl/Target/GpuCodegen.h"
+#include "tcl/Transforms/Pipelines.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/MLIRContext.h"
@@ -178,12 +182,11 @@ TEST_P(DefaultScheduleTest, NonEmptyAndMatchesPlainLoops) {
         std::string::npos);
     GTEST_SKIP() << "this host cannot execute " << target << " code";
   }
-  auto scheduled =
-      Kernel::jit(opCase.source, "f", LoweringOptions(platform));
+  auto scheduled = Kernel::jit(opCase.source, "f", LoweringOptions(platform));
   ASSERT_TRUE(bool(scheduled)) << llvm::toString(scheduled.takeError());
-  auto naive = Kernel::jit(
-      opCase.source, "f",
-      LoweringOptions(Platform(platform.getTarget(), 1), false));
+  auto naive =
+      Kernel::jit(opCase.source, "f",
+                  LoweringOptions(Platform(platform.getTarget(), 1), false));
   ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
   std::vector<Buffer> inputs =
       scheduled->getSignature().makeRandomInputs(/*seed=*/42);
@@ -209,5 +212,58 @@ INSTANTIATE_TEST_SUITE_P(
           c = '_';
       return name;
     });
+
+using GpuParam = std::tuple<OpCase, const char *>;
+
+class GpuDefaultScheduleTest : public ::testing::TestWithParam<GpuParam> {};
+
+TEST_P(GpuDefaultScheduleTest, MapsBlocksAndThreadsAndCompilesToPTX) {
+  auto [opCase, target] = GetParam();
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  registerLLVMTranslations(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(opCase.source, &context);
+  ASSERT_TRUE(module);
+  linalg::LinalgOp anchor;
+  module->walk([&](linalg::LinalgOp op) { anchor = op; });
+  Platform platform(*lookupTargetArch(target));
+  {
+    OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+    ScheduleOp schedule =
+        buildDefaultSchedule(builder, anchor, "t", platform, false);
+    FailureOr<ScheduleState> state = schedule.replay();
+    ASSERT_TRUE(succeeded(state)) << opCase.name;
+    EXPECT_TRUE(state->findParallelLevel(ParallelMapping::GpuBlocks))
+        << opCase.name;
+    EXPECT_TRUE(state->findParallelLevel(ParallelMapping::GpuThreads))
+        << opCase.name;
+    schedule.erase();
+  }
+  PassManager pm(&context);
+  buildLowerToNVVMPipeline(pm, LoweringOptions(platform), findCudaToolkit());
+  ASSERT_TRUE(succeeded(pm.run(*module))) << opCase.name;
+  llvm::Expected<std::string> ptx = extractPTX(*module);
+  ASSERT_TRUE(bool(ptx)) << llvm::toString(ptx.takeError());
+  EXPECT_NE(ptx->find(".target " + platform.getTarget().cpu.str()),
+            std::string::npos);
+  EXPECT_NE(ptx->find(".entry f_kernel("), std::string::npos) << *ptx;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllClasses, GpuDefaultScheduleTest,
+                         ::testing::Combine(::testing::ValuesIn(kCases),
+                                            ::testing::Values("nvptx-sm90",
+                                                              "nvptx-sm80")),
+                         [](const ::testing::TestParamInfo<GpuParam> &info) {
+                           std::string name =
+                               std::string(std::get<0>(info.param).name) + "_" +
+                               std::get<1>(info.param);
+                           for (char &c : name)
+                             if (!isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
+                           return name;
+                         });
 
 } // namespace

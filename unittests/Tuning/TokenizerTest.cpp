@@ -160,6 +160,45 @@ TEST_F(TokenizerTest, OneRowPerPrimitive) {
       EXPECT_EQ(at(*matrix, row, col), 0) << row << "," << col;
 }
 
+// A GPU program reads with the same layout: its block level is a parallel
+// level (1) as a CPU's is, its thread level a parallel level 2; the hardware
+// part says GPU.
+TEST_F(TokenizerTest, GpuProgramsMarkBlockAndThreadLevels) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @mm(%a: tensor<256x128xf32>, %b: tensor<128x64xf32>, %c: tensor<256x64xf32>) -> tensor<256x64xf32> {
+  %0 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<256x128xf32>, tensor<128x64xf32>) outs(%c : tensor<256x64xf32>) -> tensor<256x64xf32>
+  return %0 : tensor<256x64xf32>
+}
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "nvptx-sm90"
+    loops [256 parallel, 64 parallel, 128 reduction] {
+  tcl.sched.tile [64, 64, 0]
+  tcl.sched.parallelize blocks
+  tcl.sched.tile [4, 4, 0]
+  tcl.sched.parallelize threads
+  tcl.sched.tile [0, 0, 8]
+}
+)mlir");
+  ASSERT_TRUE(module);
+  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(getAnchor(*module));
+  ASSERT_TRUE(succeeded(task));
+  FailureOr<std::vector<float>> matrix =
+      Tokenizer(/*maxLength=*/8).tokenize(getSchedule(*module), *task);
+  ASSERT_TRUE(succeeded(matrix));
+  const unsigned parallelize =
+      static_cast<unsigned>(PrimitiveKind::Parallelize);
+  EXPECT_EQ(at(*matrix, 0, kScalar + 5), 1); // tile of the block level
+  EXPECT_EQ(at(*matrix, 1, parallelize), 1);
+  EXPECT_EQ(at(*matrix, 1, kScalar + 5), 1); // blocks
+  EXPECT_EQ(at(*matrix, 2, kScalar + 5), 2); // tile of the thread level
+  EXPECT_EQ(at(*matrix, 3, parallelize), 1);
+  EXPECT_EQ(at(*matrix, 3, kScalar + 5), 2); // threads
+  EXPECT_EQ(at(*matrix, 3, kScalar + 0), 1);
+  EXPECT_EQ(at(*matrix, 4, kScalar + 5), 0);   // a sequential level
+  EXPECT_EQ(at(*matrix, 0, kHardware + 3), 1); // NVPTX
+  EXPECT_EQ(at(*matrix, 0, kHardware + 5), 1); // GPU flag
+  EXPECT_EQ(at(*matrix, 0, kHardware + 2), 0);
+}
+
 TEST_F(TokenizerTest, CropsLongPrograms) {
   OwningOpRef<ModuleOp> module = parse(kMatmulModule);
   ASSERT_TRUE(module);

@@ -37,6 +37,8 @@ enum class EmitKind {
   Object,
   /// A shared library with the C API of the entry function and its header.
   SharedLibrary,
+  /// PTX of the kernels, for a GPU target.
+  PTX,
 };
 
 struct CompileOptions {

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -31,6 +32,12 @@ namespace mlir::tcl {
 
 #define GEN_PASS_REGISTRATION
 #include "tcl/Transforms/Passes.h.inc"
+
+/// Whether the buffer `alloc` allocates belongs to one GPU thread: it is
+/// allocated in a loop mapped onto GPU threads, or onto blocks that have no
+/// thread loops (one thread each). Such buffers become stack allocations
+/// before tcl-map-to-gpu (promote-buffers-to-stack).
+bool isGpuThreadPrivate(Value alloc);
 
 } // namespace mlir::tcl
 

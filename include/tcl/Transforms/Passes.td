@@ -34,6 +34,7 @@ def ApplySchedule : Pass<"tcl-apply-schedule", "ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::affine::AffineDialect",
     "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
   ];
 }
 
@@ -109,6 +110,46 @@ def PrepareEntryPoints : Pass<"tcl-prepare-entry-points", "ModuleOp"> {
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def MapToGPU : Pass<"tcl-map-to-gpu", "ModuleOp"> {
+  let summary = "Turns loops mapped onto GPU blocks and threads into kernels";
+  let description = [{
+    After bufferization, each outermost scf.forall mapped onto GPU blocks
+    (`tcl.sched.parallelize blocks`) becomes a gpu.launch over a grid of its
+    trip counts, and the foralls nested in it that are mapped onto threads
+    use the thread ids of blocks as large as the largest of them (MLIR's
+    transform.gpu.map_forall_to_blocks and map_nested_forall_to_threads;
+    smaller foralls are predicated, a barrier follows each).
+
+    Linalg ops no schedule mapped (the glue between tasks: transposes,
+    fills, the copies of padded inputs) get kernels of their own: their
+    innermost parallel loop split into blocks of 256 threads, the next two
+    parallel loops onto the grid's y and z, the rest in each thread (one
+    thread for an op without parallel loops).
+
+    Code must not be left where it would run wrongly: an operation that
+    writes memory outside every kernel (it would run on the host, on device
+    memory), or in a block loop that has thread loops but outside them (it
+    would run once per thread), or a buffer a block's threads would share
+    (shared memory is not supported yet) is an error that names it and its
+    task.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::transform::TransformDialect"];
+}
+
+def MergeGPUModules : Pass<"tcl-merge-gpu-modules", "ModuleOp"> {
+  let summary = "Moves every outlined kernel into one gpu.module";
+  let description = [{
+    gpu-kernel-outlining gives each kernel a gpu.module of its own; a model
+    would become hundreds of PTX modules. This pass moves the kernels into
+    the first gpu.module (renamed `tcl_kernels`, its target kept) and points
+    every gpu.launch_func at it, so a model compiles to one PTX module that
+    is loaded once. Kernel names stay unique: outlining names each after
+    its own module.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 def OutlineLoopNests : Pass<"tcl-outline-loop-nests", "ModuleOp"> {

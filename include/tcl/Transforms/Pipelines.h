@@ -51,6 +51,17 @@ struct LoweringOptions {
 void buildLowerToLLVMPipeline(OpPassManager &pm,
                               const LoweringOptions &options);
 
+/// Adds the NVIDIA GPU lowering pipeline to `pm` (anchored on builtin.module)
+/// for a GPU platform: default schedules, apply schedules and bufferize as
+/// for x86, then block and thread loops become kernels (tcl-map-to-gpu), the
+/// kernels a gpu.module lowered to NVVM and compiled to PTX for the
+/// platform's architecture (a gpu.binary), the host code calls of MLIR's GPU
+/// runtime interface (mgpu*) in the LLVM dialect. `cudaToolkit` is where
+/// libdevice (math functions) is found; without one, kernels that call math
+/// functions do not assemble.
+void buildLowerToNVVMPipeline(OpPassManager &pm, const LoweringOptions &options,
+                              StringRef cudaToolkit);
+
 /// Adds the graph-level optimizations for imported models to `pm` (anchored
 /// on builtin.module): layout propagation (transposes cancel across
 /// elementwise ops), constant folding, BatchNorm folding into convolutions

@@ -23,7 +23,8 @@
 //               (0 for a dynamic extent or a missing dimension)
 //   [34, 40)  scalars: tile level the primitive refers to,
 //               log2(factor) (split_reduction), padded operand count,
-//               hoisted loops (pad), number of loop dims, parallel level (0/1)
+//               hoisted loops (pad), number of loop dims, parallel level
+//               (0 sequential, 1 CPU threads or GPU blocks, 2 GPU threads)
 //   [40, 48)  tile: 1 for each dimension whose tile size does not divide its
 //               extent (partial tiles: peeled or padded)
 //   [48, 57)  what the primitive makes of the hardware (since layout v2):

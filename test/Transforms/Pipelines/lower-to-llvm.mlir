@@ -32,7 +32,7 @@
 // AVX2: passthrough = {{\[\["prefer-vector-width", "256"\], \["min-legal-vector-width", "256"\]\]}}
 // AVX2-SAME: target_cpu = "x86-64-v3"
 
-// GPU: error: tcl-set-target-attributes: 'nvptx-sm90' is not a CPU platform
+// GPU: tcl-lower-to-llvm: 'nvptx-sm90' is a GPU target; tcl-lower-to-nvvm lowers for GPUs
 
 func.func @mm(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>, %c: tensor<128x128xf32>) -> tensor<128x128xf32> {
   %0 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) outs(%c : tensor<128x128xf32>) -> tensor<128x128xf32>
@@ -47,4 +47,4 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
   tcl.sched.hoist_accumulators
 }
 
-// UNKNOWN: tcl-lower-to-llvm: unknown target 'x86-avx1024' (known: x86-avx512, x86-avx2, x86-sse42, nvptx-sm90)
+// UNKNOWN: tcl-lower-to-llvm: unknown target 'x86-avx1024' (known: x86-avx512, x86-avx2, x86-sse42, nvptx-sm90, nvptx-sm80)

@@ -1,10 +1,15 @@
 // Every op class lowers, with its default schedule, to nothing but the LLVM
-// (and OpenMP) dialects on every CPU platform, with 1 and 2 threads.
+// (and OpenMP) dialects on every CPU platform, with 1 and 2 threads, and to
+// a kernel of its own in PTX on every GPU platform (exp from libdevice where
+// a CUDA toolkit is found; ptxas assembles the PTX in
+// test/tcl-compile/gpu-ptx.mlir).
 // RUN: tcl-opt %s --tcl-lower-to-llvm="target=x86-avx512" | FileCheck %s
 // RUN: tcl-opt %s --tcl-lower-to-llvm="target=x86-avx2" | FileCheck %s
 // RUN: tcl-opt %s --tcl-lower-to-llvm="target=x86-sse42" | FileCheck %s
 // RUN: tcl-opt %s --tcl-lower-to-llvm="target=x86-avx512 num-threads=2" | FileCheck %s
 // RUN: tcl-opt %s --tcl-lower-to-llvm="target=x86-sse42 num-threads=2" | FileCheck %s
+// RUN: tcl-opt %s --tcl-lower-to-nvvm="target=nvptx-sm90" | FileCheck %s --check-prefix=GPU
+// RUN: tcl-opt %s --tcl-lower-to-nvvm="target=nvptx-sm80" | FileCheck %s --check-prefix=GPU
 
 // CHECK-NOT: {{linalg|vector|scf|memref|tensor|bufferization|affine|tcl}}.
 // CHECK: llvm.func @_mlir_ciface_matmul(
@@ -15,6 +20,31 @@
 // CHECK: llvm.func @_mlir_ciface_softmax_sum(
 // CHECK: llvm.func @_mlir_ciface_elementwise(
 // CHECK-NOT: {{linalg|vector|scf|memref|tensor|bufferization|affine|tcl}}.
+
+// GPU-NOT: {{linalg|vector|scf|memref|tensor|bufferization|affine|tcl}}.
+// GPU: llvm.func @matmul(
+// GPU:   gpu.launch_func @tcl_kernels::@matmul_kernel
+// GPU: llvm.func @batch_matmul(
+// GPU:   gpu.launch_func @tcl_kernels::@batch_matmul_kernel
+// GPU: llvm.func @conv(
+// GPU:   gpu.launch_func @tcl_kernels::@conv_kernel
+// GPU: llvm.func @depthwise(
+// GPU:   gpu.launch_func @tcl_kernels::@depthwise_kernel
+// GPU: llvm.func @pool(
+// GPU:   gpu.launch_func @tcl_kernels::@pool_kernel
+// GPU: llvm.func @softmax_sum(
+// GPU:   gpu.launch_func @tcl_kernels::@softmax_sum_kernel
+// GPU: llvm.func @elementwise(
+// GPU:   gpu.launch_func @tcl_kernels::@elementwise_kernel
+// GPU-NOT: {{linalg|vector|scf|memref|tensor|bufferization|affine|tcl}}.
+// GPU: gpu.binary @tcl_kernels
+// GPU-SAME: .entry matmul_kernel(
+// GPU-SAME: .entry batch_matmul_kernel(
+// GPU-SAME: .entry conv_kernel(
+// GPU-SAME: .entry depthwise_kernel(
+// GPU-SAME: .entry pool_kernel(
+// GPU-SAME: .entry softmax_sum_kernel(
+// GPU-SAME: .entry elementwise_kernel(
 
 func.func @matmul(%a: tensor<64x48xf32>, %b: tensor<48x96xf32>, %c: tensor<64x96xf32>) -> tensor<64x96xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<64x48xf32>, tensor<48x96xf32>) outs(%c : tensor<64x96xf32>) -> tensor<64x96xf32>

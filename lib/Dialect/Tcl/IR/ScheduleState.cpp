@@ -87,6 +87,31 @@ SmallVector<int64_t> TileLevel::loopDims() const {
   return dims;
 }
 
+StringRef mlir::tcl::getParallelMappingKeyword(ParallelMapping mapping) {
+  switch (mapping) {
+  case ParallelMapping::CpuThreads:
+    return "";
+  case ParallelMapping::GpuBlocks:
+    return "blocks";
+  case ParallelMapping::GpuThreads:
+    return "threads";
+  }
+  return "";
+}
+
+const TileLevel *
+ScheduleState::findParallelLevel(ParallelMapping mapping) const {
+  for (const TileLevel &level : levels)
+    if (level.parallel && level.mapping == mapping)
+      return &level;
+  return nullptr;
+}
+
+bool ScheduleState::isGpuMapped() const {
+  return findParallelLevel(ParallelMapping::GpuBlocks) ||
+         findParallelLevel(ParallelMapping::GpuThreads);
+}
+
 int64_t ScheduleState::innermostTileVolume() const {
   int64_t volume = 1;
   for (const LoopDim &dim : dims) {

@@ -53,6 +53,26 @@ static void printIntList(OpAsmPrinter &printer, Operation *,
   printer << ']';
 }
 
+/// `` (CPU threads), `blocks` or `threads`
+static ParseResult parseParallelMapping(OpAsmParser &parser,
+                                        StringAttr &mapping) {
+  for (ParallelMapping candidate :
+       {ParallelMapping::GpuBlocks, ParallelMapping::GpuThreads}) {
+    StringRef keyword = getParallelMappingKeyword(candidate);
+    if (succeeded(parser.parseOptionalKeyword(keyword))) {
+      mapping = parser.getBuilder().getStringAttr(keyword);
+      return success();
+    }
+  }
+  return success();
+}
+
+static void printParallelMapping(OpAsmPrinter &printer, Operation *,
+                                 StringAttr mapping) {
+  if (mapping)
+    printer << mapping.getValue();
+}
+
 static StringRef loopKindKeyword(char kind) {
   return kind == 'r' ? "reduction" : "parallel";
 }
@@ -311,6 +331,81 @@ LogicalResult InterchangeOp::applyToState(ScheduleState &state) {
   return success();
 }
 
+void ParallelizeOp::build(OpBuilder &builder, OperationState &state,
+                          ParallelMapping mapping) {
+  StringRef keyword = getParallelMappingKeyword(mapping);
+  build(builder, state,
+        keyword.empty() ? StringAttr() : builder.getStringAttr(keyword));
+}
+
+ParallelMapping ParallelizeOp::getParallelMapping() {
+  std::optional<StringRef> mapping = getMapping();
+  if (mapping == getParallelMappingKeyword(ParallelMapping::GpuBlocks))
+    return ParallelMapping::GpuBlocks;
+  if (mapping == getParallelMappingKeyword(ParallelMapping::GpuThreads))
+    return ParallelMapping::GpuThreads;
+  return ParallelMapping::CpuThreads;
+}
+
+/// Checks where a parallel level mapped to `mapping` may go, given the
+/// parallel levels before it.
+static LogicalResult verifyParallelMapping(ParallelizeOp op,
+                                           const ScheduleState &state,
+                                           const TileLevel &level,
+                                           ParallelMapping mapping) {
+  const TileLevel *blocks = state.findParallelLevel(ParallelMapping::GpuBlocks);
+  bool anyParallel = llvm::any_of(
+      state.levels, [](const TileLevel &other) { return other.parallel; });
+  switch (mapping) {
+  case ParallelMapping::CpuThreads:
+    if (state.isGpuMapped())
+      return op.emitOpError("needs a GPU mapping ('blocks' or 'threads'): the "
+                            "schedule maps loops onto a GPU already");
+    if (anyParallel)
+      return op.emitOpError("a schedule parallelizes at most one tile level");
+    return success();
+  case ParallelMapping::GpuBlocks:
+    if (anyParallel)
+      return op.emitOpError("maps a level onto GPU blocks after another "
+                            "parallel level; 'blocks' comes first, once");
+    break;
+  case ParallelMapping::GpuThreads:
+    if (!blocks)
+      return op.emitOpError("maps a level onto GPU threads without one mapped "
+                            "onto blocks before it");
+    if (state.findParallelLevel(ParallelMapping::GpuThreads))
+      return op.emitOpError("a schedule maps one tile level onto GPU threads");
+    break;
+  }
+  StringRef keyword = getParallelMappingKeyword(mapping);
+  SmallVector<int64_t> loops = level.loopDims();
+  if (loops.size() > kMaxGpuMappedLoops)
+    return op.emitOpError("maps ")
+           << loops.size() << " loops onto GPU " << keyword << "; a grid and a "
+           << "block have " << kMaxGpuMappedLoops << " dimensions";
+  if (mapping == ParallelMapping::GpuThreads) {
+    for (int64_t dim : loops)
+      if (!state.dims[dim].evenlyTiled)
+        return op.emitOpError("maps loop d")
+               << dim << " onto GPU threads, but tiles of it above do not "
+               << "divide its extent: a partial tile's thread count would be "
+               << "known only at run time";
+    int64_t threads = 1;
+    for (int64_t dim : loops)
+      threads = ShapedType::isDynamic(level.tripCounts[dim])
+                    ? ShapedType::kDynamic
+                    : threads * level.tripCounts[dim];
+    if (ShapedType::isDynamic(threads))
+      return op.emitOpError("maps loops of unknown trip count onto GPU "
+                            "threads; a block's size must be static");
+    if (threads > kMaxGpuThreadsPerBlock)
+      return op.emitOpError("maps ")
+             << threads << " threads onto one GPU block; at most "
+             << kMaxGpuThreadsPerBlock;
+  }
+  return success();
+}
+
 LogicalResult ParallelizeOp::applyToState(ScheduleState &state) {
   FailureOr<TileLevel *> level = getOpenTileLevel(*this, state);
   if (failed(level))
@@ -320,9 +415,12 @@ LogicalResult ParallelizeOp::applyToState(ScheduleState &state) {
     return emitOpError("tile level ")
            << index << " tiles reduction loop d" << *dim
            << "; parallel iterations would race on the output";
-  if (llvm::any_of(state.levels,
-                   [](const TileLevel &other) { return other.parallel; }))
-    return emitOpError("a schedule parallelizes at most one tile level");
+  if (getMapping() && getParallelMapping() == ParallelMapping::CpuThreads)
+    return emitOpError("unknown mapping '")
+           << *getMapping() << "' (expected 'blocks' or 'threads')";
+  ParallelMapping mapping = getParallelMapping();
+  if (failed(verifyParallelMapping(*this, state, **level, mapping)))
+    return failure();
   if (!llvm::equal((*level)->interchange,
                    llvm::seq<int64_t>(0, (int64_t)(*level)->sizes.size())))
     return emitOpError("cannot parallelize an interchanged tile level: a "
@@ -334,6 +432,7 @@ LogicalResult ParallelizeOp::applyToState(ScheduleState &state) {
     if (size != 0 && state.dims[dim].peeled)
       state.dims[dim].evenlyTiled = false;
   (*level)->parallel = true;
+  (*level)->mapping = mapping;
   return success();
 }
 

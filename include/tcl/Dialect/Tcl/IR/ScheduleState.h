@@ -106,6 +106,22 @@ struct LoopDim {
   bool peeled = false;
 };
 
+/// Where the iterations of a parallel tile level (an scf.forall) run.
+enum class ParallelMapping : unsigned {
+  /// The CPU threads of an OpenMP team.
+  CpuThreads = 0,
+  /// The blocks of a GPU grid.
+  GpuBlocks,
+  /// The threads of a GPU block.
+  GpuThreads,
+};
+/// The keyword of a GPU mapping in `tcl.sched.parallelize` ("blocks",
+/// "threads"); empty for CpuThreads.
+StringRef getParallelMappingKeyword(ParallelMapping mapping);
+/// Loops a GPU-mapped level may have (x, y, z), and threads a block may have.
+constexpr unsigned kMaxGpuMappedLoops = 3;
+constexpr int64_t kMaxGpuThreadsPerBlock = 1024;
+
 /// One `tile` primitive and the primitives attached to it.
 struct TileLevel {
   /// Tile size per loop dimension of the domain at that point (0 = untiled).
@@ -119,6 +135,8 @@ struct TileLevel {
   SmallVector<int64_t> tripCounts;
   /// Emitted as one scf.forall instead of a scf.for nest.
   bool parallel = false;
+  /// Where a parallel level's iterations run.
+  ParallelMapping mapping = ParallelMapping::CpuThreads;
   /// The task's epilogue is tiled at this level and the anchor fused into it.
   bool fusesEpilogue = false;
 
@@ -142,6 +160,10 @@ struct ScheduleState {
   bool hoisted = false;
 
   unsigned getNumDims() const { return dims.size(); }
+  /// The parallel level mapped to `mapping`, if any.
+  const TileLevel *findParallelLevel(ParallelMapping mapping) const;
+  /// Whether the schedule maps loops onto a GPU (blocks or threads).
+  bool isGpuMapped() const;
   /// Number of elements of the innermost tile's iteration space, or
   /// ShapedType::kDynamic.
   int64_t innermostTileVolume() const;

@@ -102,11 +102,34 @@ def Tcl_InterchangeOp : Tcl_PrimitiveOp<"interchange"> {
 def Tcl_ParallelizeOp : Tcl_PrimitiveOp<"parallelize"> {
   let summary = "Makes the loops of the preceding tile level parallel";
   let description = [{
-    The most recent tile level becomes one `scf.forall` over its loops, run
-    on the target's threads. Only parallel dimensions may be tiled at that
-    level.
+    The most recent tile level becomes one `scf.forall` over its loops. Only
+    parallel dimensions may be tiled at that level.
+
+    On a CPU (no mapping) its iterations run on the target's threads, and a
+    schedule has at most one such level. On a GPU a schedule has two: the
+    first, `parallelize blocks`, maps the level's loops onto the grid's
+    blocks, and a later one, `parallelize threads`, maps its loops onto the
+    threads of a block (at most 1024 of them). Each maps at most three
+    loops, the innermost onto `x`, so that neighbouring threads touch
+    neighbouring elements.
+
+    ```mlir
+    tcl.sched.tile [64, 64, 0]
+    tcl.sched.parallelize blocks
+    tcl.sched.tile [4, 4, 0]
+    tcl.sched.parallelize threads
+    ```
   }];
-  let assemblyFormat = "attr-dict";
+  let arguments = (ins OptionalAttr<StrAttr>:$mapping);
+  let assemblyFormat = "custom<ParallelMapping>($mapping) attr-dict";
+  let builders = [
+    OpBuilder<(ins), [{ build($_builder, $_state, ::mlir::StringAttr()); }]>,
+    OpBuilder<(ins "ParallelMapping":$mapping)>,
+  ];
+  let extraClassDeclaration = [{
+    /// Where the level's iterations run; CpuThreads without a mapping.
+    ParallelMapping getParallelMapping();
+  }];
 }
 
 def Tcl_FuseEpilogueOp : Tcl_PrimitiveOp<"fuse_epilogue"> {

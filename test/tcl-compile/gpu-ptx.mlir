@@ -1,0 +1,85 @@
+// tcl-compile --emit=ptx compiles for an NVIDIA GPU: each task a kernel with
+// its epilogue fused (a matmul with bias and ReLU, a softmax's row
+// reductions and elementwise parts, an NCHW convolution), all in one PTX
+// module that ptxas assembles for its architecture (where a CUDA toolkit is
+// found; these machines have one even without a GPU).
+// RUN: tcl-compile %s --target=nvptx-sm90 --emit=ptx -o %t.sm90.ptx
+// RUN: FileCheck %s < %t.sm90.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.sm90.ptx -o %t.sm90.cubin %}
+// RUN: tcl-compile %s --target=nvptx-sm80 --emit=ptx -o %t.sm80.ptx
+// RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin %}
+// RUN: not tcl-compile %s --target=x86-avx512 --emit=ptx 2>&1 | FileCheck %s --check-prefix=CPU
+
+// CHECK: .target sm_90
+// The matmul, its bias and ReLU in one kernel (max.NaN.f32 is the ReLU).
+// CHECK: .entry mm_bias_relu_kernel(
+// CHECK:   mul.rn.f32
+// CHECK:   max.NaN.f32
+// CHECK: }
+// CHECK: .entry softmax_kernel(
+// CHECK: .entry conv_nchw_kernel(
+// SM80: .target sm_80
+// CPU: tcl-compile: --emit=ptx needs a GPU target; x86-avx512 is a CPU
+
+#id2 = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+#col = affine_map<(i, j) -> (j)>
+func.func @mm_bias_relu(%a: tensor<256x128xf32>, %b: tensor<128x96xf32>, %bias: tensor<96xf32>) -> tensor<256x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x96xf32>) -> tensor<256x96xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<256x128xf32>, tensor<128x96xf32>) outs(%f : tensor<256x96xf32>) -> tensor<256x96xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %bias : tensor<256x96xf32>, tensor<96xf32>) outs(%e : tensor<256x96xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %relu = arith.maximumf %s, %zero : f32
+    linalg.yield %relu : f32
+  } -> tensor<256x96xf32>
+  return %r : tensor<256x96xf32>
+}
+
+func.func @softmax(%x: tensor<32x1000xf32>) -> tensor<32x1000xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %re = tensor.empty() : tensor<32xf32>
+  %mf = linalg.fill ins(%ninf : f32) outs(%re : tensor<32xf32>) -> tensor<32xf32>
+  %max = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<32x1000xf32>) outs(%mf : tensor<32xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %m = arith.maximumf %v, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<32xf32>
+  %e = tensor.empty() : tensor<32x1000xf32>
+  %exp = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<32x1000xf32>, tensor<32xf32>) outs(%e : tensor<32x1000xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %d = arith.subf %v, %m : f32
+    %ex = math.exp %d : f32
+    linalg.yield %ex : f32
+  } -> tensor<32x1000xf32>
+  %sf = linalg.fill ins(%zero : f32) outs(%re : tensor<32xf32>) -> tensor<32xf32>
+  %sum = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<32x1000xf32>) outs(%sf : tensor<32xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<32xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<32x1000xf32>, tensor<32xf32>) outs(%e : tensor<32x1000xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %q = arith.divf %v, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<32x1000xf32>
+  return %y : tensor<32x1000xf32>
+}
+
+func.func @conv_nchw(%in: tensor<2x16x18x18xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<2x32x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32x16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x32x16x16xf32>) -> tensor<2x32x16x16xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : tensor<2x16x18x18xf32>, tensor<32x16x3x3xf32>) outs(%f : tensor<2x32x16x16xf32>) -> tensor<2x32x16x16xf32>
+  return %c : tensor<2x32x16x16xf32>
+}
