@@ -73,7 +73,8 @@ namespace {
 /// Why the host cannot run `platform`: empty if it can.
 std::string whyHostCannotRun(const TargetArch &platform) {
   if (platform.kind != TargetKind::CPU)
-    return "it is a GPU platform and this host runs CPU code only";
+    return "it is a GPU platform, and tcl does not run GPU code yet (it "
+           "compiles it: --emit=ptx)";
   if (const char *limit = std::getenv("TCL_HOST_ISA"); limit && *limit) {
     const TargetArch *cap = lookupTargetArch(limit);
     if (!cap || cap->kind != TargetKind::CPU)

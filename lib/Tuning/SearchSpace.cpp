@@ -20,6 +20,10 @@ enum MatmulKnob { kParallel = 0, kOrder, kPackB, kUnroll };
 const int64_t kMatmulOrders[][3] = {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}};
 enum WindowKnob { kWindowParallel = 0 };
 enum GenericKnob { kGenericParallel = 0, kVectorize };
+enum GpuKnob { kGpuUnroll = 0 };
+/// Loops a GPU sketch maps onto blocks and onto threads: the innermost
+/// parallel ones (a grid has 3 dimensions; threads x and y).
+constexpr unsigned kGpuBlockLoops = 3, kGpuThreadLoops = 2;
 
 std::vector<int64_t> divisorsOf(int64_t n) {
   std::vector<int64_t> result;
@@ -111,10 +115,35 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
     space->loopKinds.push_back(kind == utils::IteratorType::reduction ? 'r'
                                                                       : 'p');
   unsigned numDims = ranges.size();
+  using R = Rule;
+  if (platform.getTarget().kind == TargetKind::GPU) {
+    // Every op class: a block level over the innermost parallel loops, a
+    // thread level (each thread's tile of the innermost two), a sequential
+    // level over the reductions.
+    space->gpu = true;
+    std::vector<R> blocks(numDims, R::Parent), threads(numDims, R::Parent),
+        reductions(numDims, R::Parent);
+    unsigned blockLoops = 0, threadLoops = 0;
+    for (unsigned d = numDims; d-- > 0;) {
+      if (space->loopKinds[d] == 'r') {
+        reductions[d] = R::Free;
+        continue;
+      }
+      if (blockLoops++ < kGpuBlockLoops)
+        blocks[d] = R::Free;
+      if (threadLoops++ < kGpuThreadLoops)
+        threads[d] = R::Free;
+    }
+    if (blockLoops == 0)
+      return nullptr; // Nothing to spread over blocks.
+    space->rules = {blocks, threads, reductions};
+    space->knobNames = {"unroll"};
+    space->knobChoices = {{1, 2, 4}};
+    return space;
+  }
   std::vector<int64_t> parallelChoices = platform.getThreads() > 1
                                              ? std::vector<int64_t>{0, 1}
                                              : std::vector<int64_t>{0};
-  using R = Rule;
   switch (info->anchorClass) {
   case AnchorClass::Matmul:
   case AnchorClass::BatchMatmul: {
@@ -179,6 +208,9 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
 }
 
 bool SearchSpace::isPeeledLevel(const Genome &genome, unsigned level) const {
+  // A GPU's block and thread levels are foralls; so are their tiles full.
+  if (gpu)
+    return level >= 2;
   // Only the outer level can be parallel, by the first knob.
   return !(level == 0 && !knobNames.empty() &&
            knobNames.front() == "parallel" && !genome.knobs.empty() &&
@@ -354,7 +386,53 @@ bool SearchSpace::isWellFormed(const Genome &genome) const {
   int64_t innermost = 1;
   for (int64_t size : genome.tiles.back())
     innermost *= size;
+  if (gpu && getGpuThreadsPerBlock(genome) > kMaxGpuThreadsPerBlock)
+    return false;
   return innermost <= kMaxInnermostTile;
+}
+
+int64_t SearchSpace::getGpuThreadsPerBlock(const Genome &genome) const {
+  int64_t threads = 1;
+  for (size_t dim = 0; dim < extents.size(); ++dim)
+    threads *= genome.tiles[0][dim] / genome.tiles[1][dim];
+  return threads;
+}
+
+void SearchSpace::buildGpu(OpBuilder &b, Location loc,
+                           const Genome &genome) const {
+  // The block and thread levels must exist even where a genome's tiles are
+  // whole (one block, one thread): their loops of one trip are kept.
+  auto mappedLevel = [&](unsigned level, ParallelMapping mapping) {
+    SmallVector<int64_t> sizes;
+    for (size_t dim = 0; dim < extents.size(); ++dim)
+      sizes.push_back(rules[level][dim] == Rule::Free ? genome.tiles[level][dim]
+                                                      : 0);
+    b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
+    b.create<ParallelizeOp>(loc, mapping);
+  };
+  mappedLevel(0, ParallelMapping::GpuBlocks);
+  if (hasEpilogue)
+    b.create<FuseEpilogueOp>(loc);
+  mappedLevel(1, ParallelMapping::GpuThreads);
+  SmallVector<int64_t> sizes;
+  std::optional<int64_t> innermostReduction;
+  for (size_t dim = 0; dim < extents.size(); ++dim) {
+    int64_t size = genome.tiles[2][dim];
+    bool tiled = rules[2][dim] == Rule::Free && size != genome.tiles[1][dim];
+    sizes.push_back(tiled ? size : 0);
+    if (tiled)
+      innermostReduction = dim;
+  }
+  if (!innermostReduction)
+    return;
+  b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
+  int64_t trips = genome.tiles[1][*innermostReduction] /
+                  genome.tiles[2][*innermostReduction];
+  int64_t factor = std::min(genome.knobs[kGpuUnroll], trips);
+  if (factor > 1)
+    b.create<UnrollOp>(loc, b.getI64IntegerAttr(2),
+                       b.getI64IntegerAttr(*innermostReduction),
+                       b.getI64IntegerAttr(factor));
 }
 
 ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
@@ -365,6 +443,10 @@ ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(&schedule.getBody().front());
   OpBuilder &b = builder;
+  if (gpu) {
+    buildGpu(b, loc, genome);
+    return schedule;
+  }
   unsigned emittedLevels = 0;
   // Emits tile level `level`; sizes equal to the level above become 0
   // (untiled). Returns whether the level tiles anything.

@@ -10,6 +10,10 @@
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin %}
 // RUN: not tcl-compile %s --target=x86-avx512 --emit=ptx 2>&1 | FileCheck %s --check-prefix=CPU
+// Tuning measures, which tcl cannot do on a GPU yet: a clear refusal, and no
+// database is created.
+// RUN: rm -f %t.db && not tcl-compile %s --target=nvptx-sm90 --emit=ptx --tune --tuning-db=%t.db -o %t.tuned.ptx 2>&1 | FileCheck %s --check-prefix=TUNE
+// RUN: not ls %t.db
 
 // CHECK: .target sm_90
 // The matmul, its bias and ReLU in one kernel (max.NaN.f32 is the ReLU).
@@ -21,6 +25,7 @@
 // CHECK: .entry conv_nchw_kernel(
 // SM80: .target sm_80
 // CPU: tcl-compile: --emit=ptx needs a GPU target; x86-avx512 is a CPU
+// TUNE: tcl-compile: cannot tune here: code for platform 'nvptx-sm90' cannot run on this host: it is a GPU platform, and tcl does not run GPU code yet (it compiles it: --emit=ptx)
 
 #id2 = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (i)>

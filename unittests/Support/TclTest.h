@@ -8,6 +8,7 @@
 #define TCL_UNITTESTS_SUPPORT_TCLTEST_H
 
 #include "tcl/Registration/Registration.h"
+#include "tcl/Target/Codegen.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -23,6 +24,7 @@ protected:
   TclTest() {
     DialectRegistry registry;
     registerTclDialects(registry);
+    registerLLVMTranslations(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

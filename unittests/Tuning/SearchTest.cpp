@@ -157,6 +157,56 @@ TEST_F(SearchTest, GeneratedProgramsVerify) {
   }
 }
 
+/// On a GPU, every anchor class has the block / thread / reduction sketch:
+/// random, mutated and crossed-over genomes are well formed (at most 1024
+/// threads a block), their schedules verify, and some of them compile to
+/// PTX.
+TEST_F(SearchTest, GpuProgramsVerifyAndCompile) {
+  Platform gpu(*lookupTargetArch("nvptx-sm90"));
+  for (const char *source : {kMatmul, kWindowOps}) {
+    OwningOpRef<ModuleOp> module = parse(source);
+    ASSERT_TRUE(module);
+    unsigned anchorIndex = 0;
+    module->walk([&](linalg::LinalgOp anchor) {
+      if (isa<linalg::FillOp>(anchor))
+        return;
+      unsigned index = anchorIndex++;
+      std::string name = anchor->getName().getStringRef().str();
+      auto space = SearchSpace::create(anchor, gpu, /*hasEpilogue=*/false);
+      ASSERT_TRUE(space) << name;
+      std::mt19937_64 rng(11);
+      std::vector<Genome> genomes;
+      for (int i = 0; i < 40; ++i)
+        genomes.push_back(space->sample(rng));
+      for (int i = 0; i < 40; ++i) {
+        genomes.push_back(space->mutate(genomes[i], rng));
+        genomes.push_back(space->crossover(genomes[i], genomes[39 - i], rng));
+      }
+      std::set<std::string> distinct;
+      for (const Genome &genome : genomes) {
+        distinct.insert(genome.str());
+        EXPECT_TRUE(space->isWellFormed(genome)) << genome.str();
+        EXPECT_TRUE(verifies(*space, genome)) << name << " " << genome.str();
+      }
+      EXPECT_GT(distinct.size(), 10u) << name;
+      // Three of them lowered to PTX, the task in a copy of the module.
+      for (const Genome &genome : llvm::ArrayRef(genomes).take_front(3)) {
+        OwningOpRef<ModuleOp> copy = module->clone();
+        unsigned position = 0;
+        copy->walk([&](linalg::LinalgOp op) {
+          if (!isa<linalg::FillOp>(op) && position++ == index)
+            op->setAttr(kTaskAttrName, StringAttr::get(&context, "t"));
+        });
+        OpBuilder builder = OpBuilder::atBlockEnd(copy->getBody());
+        space->build(builder, UnknownLoc::get(&context), "t", genome);
+        PassManager pm(&context);
+        buildLowerToNVVMPipeline(pm, LoweringOptions(gpu), "");
+        EXPECT_TRUE(succeeded(pm.run(*copy))) << name << " " << genome.str();
+      }
+    });
+  }
+}
+
 /// A cache level that tiles k alone packs no B panel: a copy hoisted out of
 /// a loop over k only does not bufferize (the verifier refuses it), which
 /// made 1% of the matmul candidates measured on one host fail to compile.

@@ -20,6 +20,10 @@
 //     has a reduction loop].
 //   generic: outer level (parallel loops) [parallelize]; inner level (the
 //     innermost loop, the others 1); [vectorize].
+//   any op class on a GPU: block level (the innermost 3 parallel loops),
+//     parallelize blocks [fuse_epilogue]; thread level (each thread's tile
+//     of the innermost 2; at most 1024 threads), parallelize threads;
+//     reduction level (the reductions) [unroll the innermost by u].
 //
 // Tile sizes are chains of divisors: a loop's size at each level divides
 // its size at the level above, so tiles are always full. The verifier is
@@ -111,6 +115,10 @@ private:
                std::mt19937_64 &rng) const;
   void refit(Genome &genome, unsigned fromLevel, unsigned dim,
              std::mt19937_64 &rng) const;
+  /// GPU sketches: the threads of a block (block tiles / thread tiles).
+  int64_t getGpuThreadsPerBlock(const Genome &genome) const;
+  /// GPU sketches: the schedule of `genome`.
+  void buildGpu(OpBuilder &b, Location loc, const Genome &genome) const;
 
   AnchorClass anchorClass;
   std::string anchorName;
@@ -124,6 +132,8 @@ private:
   bool hasEpilogue = false;
   /// Matmul: batch loops before m, n, k.
   unsigned batchDims = 0;
+  /// The GPU sketch (the same for every op class).
+  bool gpu = false;
 };
 
 } // namespace mlir::tcl

@@ -122,3 +122,33 @@ tcl.sched.schedule task "t" anchor "linalg.matmul" target "nvptx-sm90"
   // expected-error @below {{unknown mapping 'warps' (expected 'blocks' or 'threads')}}
   tcl.sched.parallelize {mapping = "warps"}
 }
+
+// -----
+
+// A GPU schedule unrolls its scalar loops without vectorize; nothing but
+// other unrolls may follow.
+// CHECK-LABEL: tcl.sched.schedule task "unrolled"
+//       CHECK:   tcl.sched.unroll level 2 dim 2 by 4
+tcl.sched.schedule task "unrolled" anchor "linalg.matmul" target "nvptx-sm90"
+    loops [64 parallel, 96 parallel, 128 reduction] {
+  tcl.sched.tile [16, 12, 0]
+  tcl.sched.parallelize blocks
+  tcl.sched.tile [16, 2, 0]
+  tcl.sched.parallelize threads
+  tcl.sched.tile [0, 0, 8]
+  tcl.sched.unroll level 2 dim 2 by 4
+}
+
+// -----
+
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "nvptx-sm90"
+    loops [64 parallel, 96 parallel, 128 reduction] {
+  tcl.sched.tile [16, 12, 0]
+  tcl.sched.parallelize blocks
+  tcl.sched.tile [16, 2, 0]
+  tcl.sched.parallelize threads
+  tcl.sched.tile [0, 0, 8]
+  // expected-error @below {{must be followed by nothing but unrolls in a GPU schedule; tcl.sched.tile follows}}
+  tcl.sched.unroll level 2 dim 2 by 4
+  tcl.sched.tile [0, 0, 2]
+}

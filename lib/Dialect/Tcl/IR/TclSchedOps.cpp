@@ -658,8 +658,18 @@ LogicalResult VectorizeOp::applyToState(ScheduleState &state) {
 }
 
 LogicalResult UnrollOp::applyToState(ScheduleState &state) {
-  if (failed(requireAfterVectorize(*this, state)))
+  // A GPU kernel's loops stay scalar: there, unrolling ends the schedule
+  // instead (a later primitive would act on one copy of the loop body).
+  if (state.isGpuMapped()) {
+    for (Operation *next = getOperation()->getNextNode(); next;
+         next = next->getNextNode())
+      if (!isa<UnrollOp>(next))
+        return emitOpError("must be followed by nothing but unrolls in a "
+                           "GPU schedule; ")
+               << next->getName() << " follows";
+  } else if (failed(requireAfterVectorize(*this, state))) {
     return failure();
+  }
   uint64_t levelIndex = getLevel(), dim = getDim();
   if (levelIndex >= state.levels.size())
     return emitOpError("level ")

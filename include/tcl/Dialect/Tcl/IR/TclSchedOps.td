@@ -195,6 +195,12 @@ def Tcl_VectorizeOp : Tcl_PrimitiveOp<"vectorize"> {
 
 def Tcl_UnrollOp : Tcl_PrimitiveOp<"unroll"> {
   let summary = "Unrolls one loop of a tile level";
+  let description = [{
+    Unrolls the loop of dimension `dim` at tile level `level` (a sequential
+    one) by `factor`, innermost loops first. In a CPU schedule it follows
+    `vectorize`; in a GPU schedule (scalar code, no `vectorize`) it ends the
+    schedule.
+  }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$level,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
                        ConfinedAttr<I64Attr, [IntMinValue<2>]>:$factor);
