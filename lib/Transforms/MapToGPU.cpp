@@ -279,6 +279,20 @@ struct MapToGPUPass : public tcl::impl::MapToGPUBase<MapToGPUPass> {
         });
     if (hostWrites.wasInterrupted())
       return signalPassFailure();
+
+    // Multiplies and adds in kernels may contract into FMAs, as nvcc's
+    // default (-fmad=true) allows: LLVM's NVPTX backend keeps them apart
+    // (mul.rn, add.rn) unless the instructions say so.
+    module.walk([](gpu::LaunchOp launch) {
+      launch.walk([](arith::ArithFastMathInterface op) {
+        auto flags = op.getFastMathFlagsAttr();
+        arith::FastMathFlags contract =
+            (flags ? flags.getValue() : arith::FastMathFlags::none) |
+            arith::FastMathFlags::contract;
+        op->setAttr(op.getFastMathAttrName(),
+                    arith::FastMathFlagsAttr::get(op->getContext(), contract));
+      });
+    });
   }
 
   /// Maps one block loop and the thread loops in it onto a gpu.launch.

@@ -14,6 +14,8 @@
 //       CHECK:     gpu.block_id  x
 //       CHECK:     gpu.thread_id  x
 //       CHECK:     linalg.generic
+// Multiplies and adds in kernels may contract into FMAs (nvcc's default).
+//       CHECK:       arith.mulf {{.*}} fastmath<contract>
 //       CHECK:     gpu.barrier
 //   CHECK-NOT:   scf.forall
 #id = affine_map<(i, j) -> (i, j)>

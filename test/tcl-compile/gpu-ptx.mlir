@@ -16,9 +16,10 @@
 // RUN: not ls %t.db
 
 // CHECK: .target sm_90
-// The matmul, its bias and ReLU in one kernel (max.NaN.f32 is the ReLU).
+// The matmul (multiply-adds contracted into FMAs, as nvcc does), its bias
+// and ReLU in one kernel (max.NaN.f32 is the ReLU).
 // CHECK: .entry mm_bias_relu_kernel(
-// CHECK:   mul.rn.f32
+// CHECK:   fma.rn.f32
 // CHECK:   max.NaN.f32
 // CHECK: }
 // CHECK: .entry softmax_kernel(

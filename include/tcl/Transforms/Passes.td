@@ -126,7 +126,9 @@ def MapToGPU : Pass<"tcl-map-to-gpu", "ModuleOp"> {
     fills, the copies of padded inputs) get kernels of their own: their
     innermost parallel loop split into blocks of 256 threads, the next two
     parallel loops onto the grid's y and z, the rest in each thread (one
-    thread for an op without parallel loops).
+    thread for an op without parallel loops). Floating-point operations in
+    kernels get the `contract` flag, so that multiplies and adds become FMAs
+    as nvcc's default (-fmad=true) makes them.
 
     Code must not be left where it would run wrongly: an operation that
     writes memory outside every kernel (it would run on the host, on device

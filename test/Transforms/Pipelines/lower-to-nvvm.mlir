@@ -12,13 +12,12 @@
 //       CHECK:   gpu.launch_func @tcl_kernels::@mm_t_kernel_0 blocks in
 //   CHECK-NOT:   gpu.launch_func
 //       CHECK:   llvm.return
-// The kernels' PTX, for sm_90: the matmul's multiplies and adds, the
-// transpose's load and store.
+// The kernels' PTX, for sm_90: the matmul's multiply-adds as FMAs, the
+// transpose's kernel.
 //       CHECK: gpu.binary @tcl_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
 //  CHECK-SAME:   .target sm_90
 //  CHECK-SAME:   .entry mm_t_kernel(
-//  CHECK-SAME:   mul.rn.f32
-//  CHECK-SAME:   add.rn.f32
+//  CHECK-SAME:   fma.rn.f32
 //  CHECK-SAME:   .entry mm_t_kernel_0(
 //   CHECK-NOT: gpu.binary
 
