@@ -42,3 +42,12 @@ for root in [r for r in cuda_roots if r] + ["/usr/local/cuda"]:
         config.available_features.add("ptxas")
         config.substitutions.append(("%ptxas", ptxas))
         break
+
+# A CUDA driver (libcuda.so.1) on this machine: tests that run GPU code
+# need one; tests of the refusal without one need none.
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

@@ -176,7 +176,10 @@ static llvm::Error emitNativeCode(ModuleOp module, const Platform &platform,
   // The functions' signatures, which the library carries for its loaders.
   std::vector<FunctionSignature> signatures = getFunctionSignatures(module);
   PassManager pm(module.getContext());
-  buildLowerToLLVMPipeline(pm, LoweringOptions(platform));
+  if (platform.getTarget().kind == TargetKind::GPU)
+    buildLowerToNVVMPipeline(pm, LoweringOptions(platform), findCudaToolkit());
+  else
+    buildLowerToLLVMPipeline(pm, LoweringOptions(platform));
   TimingScope lowering = timing.nest("schedule and lower to the LLVM dialect");
   pm.enableTiming(lowering);
   if (failed(pm.run(module)))
@@ -270,9 +273,6 @@ mlir::tcl::compileModel(const CompileOptions &options,
   CompileReport report;
   report.platform.emplace(target, std::max(options.threads, 1u));
   const Platform &platform = *report.platform;
-  if (nativeCode && target.kind != TargetKind::CPU)
-    return error("--emit=llvm|obj|so supports CPU targets only; " +
-                 target.name + " is not one (--emit=ptx is for GPUs)");
   if (options.emit == EmitKind::PTX && target.kind != TargetKind::GPU)
     return error("--emit=ptx needs a GPU target; " + target.name + " is a CPU");
   if (failed(checkScheduleTargets(**module, target)))

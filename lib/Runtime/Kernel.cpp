@@ -7,7 +7,9 @@
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Dialect/Tcl/IR/TclOps.h"
 #include "tcl/Registration/Registration.h"
+#include "tcl/Runtime/Cuda/Driver.h"
 #include "tcl/Target/Codegen.h"
+#include "tcl/Target/GpuCodegen.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -395,6 +397,9 @@ llvm::Error Kernel::run(const std::vector<Buffer> &inputs,
   for (Descriptor &descriptor : descriptors)
     args.push_back(descriptor.words.data());
   callWithPointers(function, args);
+  if (gpu)
+    if (std::string error = tclCudaTakeError(); !error.empty())
+      return llvm::createStringError("the GPU run failed: " + error);
   for (auto [index, output] : llvm::enumerate(outputs))
     descriptors[inputs.size() + index].unpack(output);
   return llvm::Error::success();
@@ -410,7 +415,7 @@ Kernel::~Kernel() {
 }
 Kernel::Kernel(Kernel &&other) noexcept
     : signature(std::move(other.signature)), function(other.function),
-      engine(std::move(other.engine)), library(other.library) {
+      engine(std::move(other.engine)), library(other.library), gpu(other.gpu) {
   other.function = nullptr;
   other.library = nullptr;
 }
@@ -422,6 +427,7 @@ Kernel &Kernel::operator=(Kernel &&other) noexcept {
     function = other.function;
     engine = std::move(other.engine);
     library = other.library;
+    gpu = other.gpu;
     other.function = nullptr;
     other.library = nullptr;
   }
@@ -449,8 +455,14 @@ struct DiagnosticCollector {
 llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
                                    const LoweringOptions &options) {
   const TargetArch &target = options.platform.getTarget();
-  if (llvm::Error error = checkHostSupports(target))
-    return std::move(error);
+  bool gpu = target.kind == TargetKind::GPU;
+  if (gpu && !cuda::Driver::get())
+    return llvm::createStringError(
+        "cannot run " + target.name +
+        " code here: " + cuda::Driver::getLoadError());
+  if (!gpu)
+    if (llvm::Error error = checkHostSupports(target))
+      return std::move(error);
   auto signature = KernelSignature::fromFunction(module, entry);
   if (!signature)
     return signature.takeError();
@@ -460,11 +472,16 @@ llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
   MLIRContext *context = module.getContext();
   DiagnosticCollector diagnostics(context);
   PassManager pm(context);
-  buildLowerToLLVMPipeline(pm, options);
+  if (gpu)
+    buildLowerToNVVMPipeline(pm, options, findCudaToolkit());
+  else
+    buildLowerToLLVMPipeline(pm, options);
   if (failed(pm.run(module)))
     return llvm::createStringError("lowering failed: " + diagnostics.text);
 
-  auto machine = createTargetMachine(target);
+  // A GPU module's host code runs here; its kernels are in it as PTX, which
+  // libtcl_cuda_runtime (in this process) loads.
+  auto machine = createTargetMachine(getHostCodeArch(target));
   if (!machine)
     return machine.takeError();
   // ExecutionEngineOptions holds the transformer by reference (function_ref):
@@ -490,6 +507,7 @@ llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
   kernel.signature = std::move(*signature);
   kernel.function = *address;
   kernel.engine = std::move(*engine);
+  kernel.gpu = gpu;
   return kernel;
 }
 
@@ -604,13 +622,20 @@ llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,
                                    libraryPath.str() + ": " + dlerror());
   // Libraries from emitSharedLibrary name their platform: refuse one whose
   // code this host cannot execute rather than die at its first instruction.
+  bool gpu = false;
   if (auto *target = static_cast<const char *>(
           dlsym(library, kLibraryTargetSymbol.data()))) {
     const TargetArch *platform = lookupTargetArch(target);
+    gpu = platform && platform->kind == TargetKind::GPU;
     llvm::Error error =
-        platform ? checkHostSupports(*platform)
-                 : llvm::createStringError(std::string("unknown platform '") +
-                                           target + "'");
+        !platform ? llvm::createStringError(std::string("unknown platform '") +
+                                            target + "'")
+        : !gpu    ? checkHostSupports(*platform)
+        : cuda::Driver::get()
+            ? llvm::Error::success()
+            : llvm::createStringError(
+                  "cannot run " + platform->name +
+                  " code here: " + cuda::Driver::getLoadError());
     if (error) {
       dlclose(library);
       return llvm::createStringError(libraryPath.str() + ": " +
@@ -646,6 +671,7 @@ llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,
   kernel.signature = std::move(signature);
   kernel.function = function;
   kernel.library = library;
+  kernel.gpu = gpu;
   return kernel;
 }
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Runtime/Machine.h"
+#include "tcl/Runtime/Cuda/Driver.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -230,10 +231,37 @@ std::string mlir::tcl::describeHost() {
          std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " logical cores";
 }
 
+/// A GPU platform's features, from what the CUDA driver says of device 0:
+/// multiprocessors for cores, shared memory a multiprocessor for L1, the
+/// L2, the FP32 FMA peak and the memory bandwidth of its clocks.
+static llvm::Expected<HardwareFeatures> probeGpu(const TargetArch &target) {
+  cuda::Driver *driver = cuda::Driver::get();
+  if (!driver)
+    return llvm::createStringError(cuda::Driver::getLoadError());
+  const cuda::DeviceProperties &device = driver->getProperties();
+  std::string arch =
+      "sm_" + std::to_string(device.computeMajor * 10 + device.computeMinor);
+  if (arch != target.cpu)
+    return llvm::createStringError("the CUDA device is " + device.name + " (" +
+                                   arch + "), not " + target.cpu.str() +
+                                   " as " + target.name.str() + " needs");
+  HardwareFeatures features = HardwareFeatures::fromTarget(target, 1);
+  features.cores = device.multiprocessors;
+  features.l1KiB = device.sharedMemoryPerMultiprocessor / 1024.0;
+  features.l2KiB = device.l2Bytes / 1024.0;
+  features.peakGflops = device.getPeakGflops();
+  features.bandwidthGBs = device.getBandwidthGBs();
+  features.cpuModel = device.name;
+  features.machine = arch;
+  return features;
+}
+
 llvm::Expected<HardwareFeatures>
 mlir::tcl::probeHardware(const Platform &platform) {
   const TargetArch &target = platform.getTarget();
   unsigned threads = platform.getThreads();
+  if (target.kind == TargetKind::GPU)
+    return probeGpu(target);
   if (llvm::Error error = checkHostSupports(target))
     return std::move(error);
   HardwareFeatures features = HardwareFeatures::fromTarget(target, threads);

@@ -6,6 +6,7 @@
 
 #include "tcl/Target/Codegen.h"
 #include "tcl/Support/Buffer.h"
+#include "tcl/Target/GpuCodegen.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -48,6 +49,9 @@ void mlir::tcl::registerLLVMTranslations(DialectRegistry &registry) {
   // Kernels (gpu-module-to-binary translates gpu.module to LLVM IR).
   registerGPUDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
+  // How a gpu.binary and its launches become host code (the object embedded
+  // as a constant, mgpu* runtime calls).
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
 }
 
 llvm::StringRef mlir::tcl::getOpenMPRuntimeDir() {
@@ -57,6 +61,14 @@ llvm::StringRef mlir::tcl::getOpenMPRuntimeDir() {
 llvm::StringRef mlir::tcl::getOpenMPRuntimeLibrary() {
   static const std::string path = (getOpenMPRuntimeDir() + "/libomp.so").str();
   return path;
+}
+
+const TargetArch &mlir::tcl::getHostCodeArch(const TargetArch &platform) {
+  if (platform.kind == TargetKind::CPU)
+    return platform;
+  // The host code of GPU kernels only launches them and copies buffers:
+  // generic x86-64 code runs on the host of any GPU.
+  return *lookupTargetArch("x86-sse42");
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
@@ -251,7 +263,7 @@ static llvm::Error compileInParallel(llvm::Module &llvmModule,
       failures[index] = llvm::toString(share.takeError());
       return;
     }
-    auto machine = createTargetMachine(target);
+    auto machine = createTargetMachine(getHostCodeArch(target));
     if (!machine) {
       failures[index] = llvm::toString(machine.takeError());
       return;
@@ -280,7 +292,7 @@ static llvm::Expected<std::pair<std::unique_ptr<llvm::TargetMachine>,
                                 std::unique_ptr<llvm::Module>>>
 translateFor(ModuleOp module, const TargetArch &target,
              llvm::LLVMContext &llvmContext, TimingScope *timing) {
-  auto machine = createTargetMachine(target);
+  auto machine = createTargetMachine(getHostCodeArch(target));
   if (!machine)
     return machine.takeError();
   TimingScope translating = nestTimer(timing, "translate to LLVM IR");
@@ -319,7 +331,15 @@ llvm::Error mlir::tcl::emitLLVMIR(ModuleOp module, const TargetArch &target,
 llvm::Error
 mlir::tcl::linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
                              llvm::StringRef libraryPath, bool usesOpenMP,
-                             llvm::ArrayRef<std::string> cSources) {
+                             llvm::ArrayRef<std::string> cSources,
+                             bool usesCudaRuntime) {
+  std::string cudaRuntimeDir;
+  if (usesCudaRuntime) {
+    llvm::Expected<std::string> dir = findCudaRuntimeDir();
+    if (!dir)
+      return dir.takeError();
+    cudaRuntimeDir = *dir;
+  }
   llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("clang-19");
   if (!linker)
     linker = llvm::sys::findProgramByName("cc");
@@ -338,6 +358,13 @@ mlir::tcl::linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
   if (usesOpenMP)
     llvm::append_range(args,
                        llvm::ArrayRef<llvm::StringRef>{libDir, rpath, "-lomp"});
+  // The GPU runtime from beside the library first (a model copied with it
+  // to another machine), else from where tcl has it.
+  std::string cudaLibDir = "-L" + cudaRuntimeDir;
+  std::string cudaRpath = "-Wl,-rpath,$ORIGIN:" + cudaRuntimeDir;
+  if (usesCudaRuntime)
+    llvm::append_range(args, llvm::ArrayRef<llvm::StringRef>{
+                                 cudaLibDir, cudaRpath, "-ltcl_cuda_runtime"});
   std::string message;
   int status = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {}, 0, 0,
                                          &message);
@@ -515,7 +542,7 @@ llvm::Error mlir::tcl::emitSharedLibrary(
     ModuleOp module, const TargetArch &platform, bool usesOpenMP,
     llvm::StringRef libraryPath, llvm::ArrayRef<FunctionSignature> signatures,
     llvm::StringRef cApiSource, const CodegenOptions &options) {
-  auto machine = createTargetMachine(platform);
+  auto machine = createTargetMachine(getHostCodeArch(platform));
   if (!machine)
     return machine.takeError();
   llvm::LLVMContext llvmContext;
@@ -597,7 +624,8 @@ llvm::Error mlir::tcl::emitSharedLibrary(
   }
   TimingScope linking = nestTimer(options.timing, "link");
   if (llvm::Error error =
-          linkSharedLibrary(objectPaths, libraryPath, usesOpenMP, sources))
+          linkSharedLibrary(objectPaths, libraryPath, usesOpenMP, sources,
+                            platform.kind == TargetKind::GPU))
     return error;
   return appendLibraryHash(libraryPath);
 }

@@ -7,7 +7,9 @@
 #include "tcl/Target/GpuCodegen.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <cstdlib>
 
@@ -20,6 +22,21 @@ std::string mlir::tcl::findCudaToolkit() {
   if (llvm::sys::fs::is_directory("/usr/local/cuda"))
     return "/usr/local/cuda";
   return "";
+}
+
+llvm::Expected<std::string> mlir::tcl::findCudaRuntimeDir() {
+  // Any symbol of this program locates it.
+  static int anchor;
+  std::string executable = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
+  llvm::SmallString<256> dir(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
+  llvm::sys::path::append(dir, "lib");
+  llvm::SmallString<256> library(dir);
+  llvm::sys::path::append(library, "libtcl_cuda_runtime.so");
+  if (!llvm::sys::fs::exists(library))
+    return llvm::createStringError("tcl's CUDA runtime is not at " + library +
+                                   " (where it is built beside bin/)");
+  return std::string(dir);
 }
 
 llvm::Expected<std::string> mlir::tcl::extractPTX(ModuleOp module) {

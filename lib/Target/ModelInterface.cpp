@@ -96,13 +96,15 @@ enum {
 /* Returns NULL, and tcl_model_error() says why, if this CPU lacks the
    instructions of the platform the model was compiled for
    (tcl_model_target), if the library file is damaged (its content does not
-   match the hash tcl-compile recorded), or if out of memory. */
+   match the hash tcl-compile recorded), if out of memory, or, for a GPU
+   platform, if there is no CUDA device. */
 tcl_model *tcl_model_create(void);
-/* Why the calling thread's last tcl_model_create failed ("" if it did
-   not). */
+/* Why the calling thread's last tcl_model_create, or GPU run, failed (""
+   if it did not). */
 const char *tcl_model_error(void);
 /* inputs[i] and outputs[i] point to the i-th tensor, an array of its
-   element type; returns 0 on success. */
+   element type (host memory, also for a GPU platform: the model copies to
+   and from the device); returns 0 on success. */
 int tcl_model_run(tcl_model *model, const void *const *inputs,
                   void *const *outputs);
 void tcl_model_destroy(tcl_model *model);
@@ -233,6 +235,11 @@ static const char *tcl_check_library(void) {
   tables(outputs, "output");
 
   size_t numArgs = inputs.size() + outputs.size();
+  if (platform.getTarget().kind == TargetKind::GPU)
+    os << "\n/* tcl's CUDA runtime (libtcl_cuda_runtime.so). */\n"
+          "extern const char *tclCudaDeviceError(void);\n"
+          "extern const char *tclCudaPeekError(void);\n"
+          "extern const char *tclCudaTakeError(void);\n";
   os << "\nextern void _mlir_ciface_" << entry << "(";
   for (size_t i = 0; i < numArgs; ++i)
     os << (i ? ", " : "") << "void *";
@@ -285,6 +292,11 @@ static const char *tcl_check_library(void) {
                 platform.getTargetName().str() +
                 ", the platform the model was compiled for")
        << ";\n    return 0;\n  }\n";
+  // A GPU model needs a CUDA device: tcl's runtime says why not.
+  bool gpu = platform.getTarget().kind == TargetKind::GPU;
+  if (gpu)
+    os << "  if (tclCudaDeviceError()[0]) {\n    tcl_error = "
+          "tclCudaDeviceError();\n    return 0;\n  }\n";
   os << R"(  tcl_model *model;
   const char *problem = tcl_check_library();
   if (problem) {
@@ -327,7 +339,13 @@ int tcl_model_run(tcl_model *model, const void *const *inputs,
     os << (i ? ", " : "") << "&in" << i;
   for (size_t i = 0; i < outputs.size(); ++i)
     os << (inputs.size() + i ? ", " : "") << "&out" << i;
-  os << ");\n  return 0;\n}\n\n";
+  os << ");\n";
+  // The GPU runtime does not abort: a failed launch or copy is reported
+  // here (and through tcl_model_error).
+  if (gpu)
+    os << "  if (tclCudaPeekError()[0]) {\n    tcl_error = "
+          "tclCudaTakeError();\n    return 1;\n  }\n";
+  os << "  return 0;\n}\n\n";
   os << "int tcl_model_num_inputs(void) { return " << inputs.size() << "; }\n"
      << "int tcl_model_num_outputs(void) { return " << outputs.size()
      << "; }\n";

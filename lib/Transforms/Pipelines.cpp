@@ -178,6 +178,7 @@ void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
   pm.addPass(createMapToGPU());
+  pm.addPass(createGpuHostMemory());
   pm.addPass(createCanonicalizerPass());
 
   // Inside the kernels: leftover linalg ops become loops, views become
@@ -194,6 +195,9 @@ void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
   // the toolkit is linked in for math functions).
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGPUModules());
+  // The host's allocations, copies and launches in one chain of a stream
+  // (gpu-to-llvm lowers their asynchronous forms only).
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   GpuNVVMAttachTargetOptions attach;
   attach.chip = target.cpu.str();
   attach.features = target.features.str();

@@ -34,7 +34,7 @@
 // OPENMP: NEEDED{{.*}}libomp.so
 // NOOPENMP-NOT: libomp
 // NOOUTPUT: tcl-compile: --emit=obj|so needs an output file (-o)
-// GPU: tcl-compile: --emit=llvm|obj|so supports CPU targets only; nvptx-sm90 is not one (--emit=ptx is for GPUs)
+// GPU: error: schedule for task 'mm' targets x86-avx512 but tcl-compile was asked for --target=nvptx-sm90
 
 func.func @mm(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %0 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>

@@ -10,6 +10,14 @@
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin %}
 // RUN: not tcl-compile %s --target=x86-avx512 --emit=ptx 2>&1 | FileCheck %s --check-prefix=CPU
+// A shared library for the GPU: generic x86-64 host code that launches the
+// kernels through tcl's CUDA runtime, found beside the library first; its C
+// API refuses to run where there is no CUDA driver.
+// RUN: tcl-compile %s --target=nvptx-sm90 --entry=softmax -o %t.so
+// RUN: llvm-readelf -d %t.so | FileCheck %s --check-prefix=LINKED
+// RUN: llvm-nm -D %t.so | FileCheck %s --check-prefix=SYMBOLS
+// RUN: %if !cuda-driver %{ not tcl-run %s --entry=softmax --target=nvptx-sm90 --library=%t.so 2>&1 | FileCheck %s --check-prefix=NODRIVER %}
+// RUN: %if cuda-driver %{ tcl-run %s --entry=softmax --target=nvptx-sm90 --library=%t.so | FileCheck %s --check-prefix=RAN %}
 // Tuning measures, which tcl cannot do on a GPU yet: a clear refusal, and no
 // database is created.
 // RUN: rm -f %t.db && not tcl-compile %s --target=nvptx-sm90 --emit=ptx --tune --tuning-db=%t.db -o %t.tuned.ptx 2>&1 | FileCheck %s --check-prefix=TUNE
@@ -25,6 +33,13 @@
 // CHECK: .entry softmax_kernel(
 // CHECK: .entry conv_nchw_kernel(
 // SM80: .target sm_80
+// LINKED: NEEDED{{.*}}libtcl_cuda_runtime.so
+// LINKED: RUNPATH{{.*}}$ORIGIN:
+// SYMBOLS: U mgpuLaunchKernel
+// SYMBOLS: U mgpuModuleLoadJIT
+// SYMBOLS: T tcl_model_run
+// NODRIVER: cannot run nvptx-sm90 code here: no CUDA driver: cannot load libcuda.so.1
+// RAN: check: max relative error {{.*}}: ok
 // CPU: tcl-compile: --emit=ptx needs a GPU target; x86-avx512 is a CPU
 // TUNE: tcl-compile: cannot tune here: code for platform 'nvptx-sm90' cannot run on this host: it is a GPU platform, and tcl does not run GPU code yet (it compiles it: --emit=ptx)
 

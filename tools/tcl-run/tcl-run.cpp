@@ -154,8 +154,11 @@ int main(int argc, char **argv) {
     auto naiveSource = stripSchedules(source);
     if (!naiveSource)
       return fail(naiveSource.takeError());
+    // (For a GPU target, on this host's CPU.)
     LoweringOptions plainLoops;
-    plainLoops.platform = Platform(platform->getTarget(), 1);
+    plainLoops.platform = platform->getTarget().kind == TargetKind::GPU
+                              ? Platform::host()
+                              : Platform(platform->getTarget(), 1);
     plainLoops.defaultSchedules = false;
     auto naive = Kernel::jit(*naiveSource, entry, plainLoops);
     if (!naive)

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Runtime/Machine.h"
+#include "tcl/Runtime/Cuda/Driver.h"
 
 #include "../Support/ForeignLoad.h"
 
@@ -19,6 +20,8 @@ namespace {
 TEST(MachineTest, ProbesEveryPlatformThisHostRuns) {
   unsigned probed = 0;
   for (const TargetArch &platform : getTargetArchs()) {
+    if (platform.kind == TargetKind::GPU)
+      continue; // MachineTest.ProbesTheGpuOrSaysWhyNot
     if (!hostSupports(platform)) {
       llvm::Expected<HardwareFeatures> none =
           probeHardware(Platform(platform, 1));
@@ -55,6 +58,39 @@ TEST(MachineTest, ProbesEveryPlatformThisHostRuns) {
   ASSERT_FALSE(bool(zero));
   EXPECT_EQ(llvm::toString(zero.takeError()),
             "a platform needs at least one thread");
+}
+
+/// A GPU platform is probed through the CUDA driver: the device's
+/// multiprocessors, shared memory, L2, peak and bandwidth; without a driver
+/// or a device the probe says so (the driver layer never crashes).
+TEST(MachineTest, ProbesTheGpuOrSaysWhyNot) {
+  Platform gpu(*lookupTargetArch("nvptx-sm90"));
+  llvm::Expected<HardwareFeatures> features = probeHardware(gpu);
+  cuda::Driver *driver = cuda::Driver::get();
+  if (!driver) {
+    ASSERT_FALSE(bool(features));
+    std::string why = llvm::toString(features.takeError());
+    EXPECT_EQ(why, cuda::Driver::getLoadError());
+    EXPECT_TRUE(why.find("no CUDA driver") == 0 ||
+                why.find("no CUDA device") == 0 ||
+                why.find("the CUDA driver") == 0)
+        << why;
+    GTEST_SKIP() << "no CUDA device: " << why;
+  }
+  const cuda::DeviceProperties &device = driver->getProperties();
+  if (device.computeMajor != 9) {
+    ASSERT_FALSE(bool(features));
+    llvm::consumeError(features.takeError());
+    GTEST_SKIP() << "the CUDA device is " << device.name << ", not sm_90";
+  }
+  ASSERT_TRUE(bool(features)) << llvm::toString(features.takeError());
+  EXPECT_EQ(features->cores, unsigned(device.multiprocessors));
+  EXPECT_GT(features->cores, 0u);
+  EXPECT_GT(features->l1KiB, 0);
+  EXPECT_GT(features->l2KiB, features->l1KiB);
+  EXPECT_TRUE(features->isProbed());
+  EXPECT_EQ(features->machine, "sm_90");
+  EXPECT_EQ(features->cpuModel, device.name);
 }
 
 /// The tools' default platform is the most capable one this host runs; one

@@ -12,6 +12,7 @@
 
 #include "tcl/Transforms/DefaultSchedule.h"
 #include "tcl/Registration/Registration.h"
+#include "tcl/Runtime/Cuda/Driver.h"
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Target/Codegen.h"
 #include "tcl/Target/GpuCodegen.h"
@@ -250,6 +251,42 @@ TEST_P(GpuDefaultScheduleTest, MapsBlocksAndThreadsAndCompilesToPTX) {
   EXPECT_NE(ptx->find(".target " + platform.getTarget().cpu.str()),
             std::string::npos);
   EXPECT_NE(ptx->find(".entry f_kernel("), std::string::npos) << *ptx;
+}
+
+// The default GPU schedule computes what plain loops on the CPU compute,
+// where there is a CUDA device of the platform's architecture; elsewhere the
+// JIT refuses with the reason instead of crashing.
+TEST_P(GpuDefaultScheduleTest, ComputesWhatPlainLoopsComputeOnTheGpu) {
+  auto [opCase, target] = GetParam();
+  Platform platform(*lookupTargetArch(target));
+  auto scheduled = Kernel::jit(opCase.source, "f", LoweringOptions(platform));
+  cuda::Driver *driver = cuda::Driver::get();
+  if (!driver) {
+    ASSERT_FALSE(bool(scheduled));
+    std::string why = llvm::toString(scheduled.takeError());
+    EXPECT_NE(why.find(cuda::Driver::getLoadError()), std::string::npos) << why;
+    GTEST_SKIP() << "no CUDA device: " << cuda::Driver::getLoadError();
+  }
+  const cuda::DeviceProperties &device = driver->getProperties();
+  if ("sm_" + std::to_string(device.computeMajor * 10 + device.computeMinor) !=
+      platform.getTarget().cpu) {
+    if (scheduled)
+      GTEST_SKIP() << "the CUDA device is " << device.name;
+    GTEST_SKIP() << llvm::toString(scheduled.takeError());
+  }
+  ASSERT_TRUE(bool(scheduled)) << llvm::toString(scheduled.takeError());
+  auto naive =
+      Kernel::jit(opCase.source, "f", LoweringOptions(Platform::host(), false));
+  ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
+  std::vector<Buffer> inputs =
+      scheduled->getSignature().makeRandomInputs(/*seed=*/42);
+  std::vector<Buffer> fast = scheduled->getSignature().makeOutputs();
+  std::vector<Buffer> slow = naive->getSignature().makeOutputs();
+  llvm::Error gpuRun = scheduled->run(inputs, fast);
+  ASSERT_FALSE(bool(gpuRun)) << llvm::toString(std::move(gpuRun));
+  ASSERT_FALSE(bool(naive->run(inputs, slow)));
+  EXPECT_LT(maxRelativeError(fast, slow), 1e-3f)
+      << opCase.name << " on " << device.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllClasses, GpuDefaultScheduleTest,

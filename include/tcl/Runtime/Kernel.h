@@ -131,7 +131,10 @@ public:
   Kernel &operator=(Kernel &&) noexcept;
 
   /// Lowers `module` (consumed) with tcl-lower-to-llvm and JIT-compiles it
-  /// for the options' platform at -O3.
+  /// for the options' platform at -O3. For a GPU platform: with
+  /// tcl-lower-to-nvvm, the host code JIT-compiled for this host and its
+  /// kernels run through libtcl_cuda_runtime (refused, with the reason,
+  /// where there is no CUDA device).
   static llvm::Expected<Kernel> jit(ModuleOp module, llvm::StringRef entry,
                                     const LoweringOptions &options);
   /// Parses `source` and JIT-compiles it.
@@ -168,6 +171,8 @@ private:
   void *function = nullptr;
   std::unique_ptr<ExecutionEngine> engine;
   void *library = nullptr;
+  /// Host code of GPU kernels: a run reports the GPU runtime's errors.
+  bool gpu = false;
 };
 
 /// Returns `text` with every tcl.sched.schedule removed: the naive version of

@@ -41,6 +41,8 @@ std::string describeHost();
 
 /// Probes the host for `platform` run on `threads` threads. Fails if the
 /// host cannot execute the platform's ISA. Takes about a second.
+/// For a GPU platform, what the CUDA driver says of device 0 (fails where
+/// there is no driver or device, or the device is of another architecture).
 llvm::Expected<HardwareFeatures> probeHardware(const Platform &platform);
 
 class LoadMonitor {

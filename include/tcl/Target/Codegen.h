@@ -34,6 +34,11 @@ namespace tcl {
 /// Registers the MLIR -> LLVM IR translations tcl's lowered modules need.
 void registerLLVMTranslations(DialectRegistry &registry);
 
+/// The CPU architecture a platform's host code is compiled for: the
+/// platform itself for a CPU, generic x86-64 (x86-sse42) for the host code
+/// of a GPU platform's kernels.
+const TargetArch &getHostCodeArch(const TargetArch &platform);
+
 /// The target machine of a CPU platform (PIC, -O3 code generation).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetArch &platform);
@@ -71,10 +76,13 @@ llvm::Error emitLLVMIR(ModuleOp module, const TargetArch &target,
 
 /// Links `objectPaths` (and the C sources `cSources`, compiled at -O2) into
 /// the shared library `libraryPath`. The library depends on libc, libm and,
-/// when `usesOpenMP`, the OpenMP runtime.
+/// when `usesOpenMP`, the OpenMP runtime; when `usesCudaRuntime` (the host
+/// code of GPU kernels), on libtcl_cuda_runtime.so, found beside the
+/// library first ($ORIGIN), else where tcl has it (findCudaRuntimeDir).
 llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
                               llvm::StringRef libraryPath, bool usesOpenMP,
-                              llvm::ArrayRef<std::string> cSources = {});
+                              llvm::ArrayRef<std::string> cSources = {},
+                              bool usesCudaRuntime = false);
 
 /// The symbol of the NUL-terminated name of the platform a shared library
 /// from emitSharedLibrary was compiled for, so that a loader can refuse code

@@ -24,6 +24,11 @@ namespace mlir::tcl {
 /// when it exists; empty when none is found.
 std::string findCudaToolkit();
 
+/// The folder of libtcl_cuda_runtime.so, which the host code of GPU
+/// kernels calls: the `lib` folder beside the running tool's `bin`. Fails,
+/// saying so, where it is not there.
+llvm::Expected<std::string> findCudaRuntimeDir();
+
 /// The PTX of the kernels of `module`, a module lowered by tcl-lower-to-nvvm:
 /// the assembly of its gpu.binary (one, tcl-merge-gpu-modules), without the
 /// terminating NUL MLIR leaves in it. Fails if the module has no such binary

@@ -141,6 +141,23 @@ def MapToGPU : Pass<"tcl-map-to-gpu", "ModuleOp"> {
                            "::mlir::transform::TransformDialect"];
 }
 
+def GpuHostMemory : Pass<"tcl-gpu-host-memory", "ModuleOp"> {
+  let summary = "Gives the kernels of a GPU module device buffers";
+  let description = [{
+    After tcl-map-to-gpu, the code outside the kernels only allocates
+    buffers, takes views of them and launches kernels; the buffers must be
+    on the device. A public function (what the C API calls, with host
+    buffers) copies each memref argument to a device buffer on entry and,
+    at every return, copies back those a kernel may write; the constants it
+    reads (memref.get_global: the weights) are copied to the device where
+    they are read; the host's temporaries become gpu.alloc / gpu.dealloc.
+    Every copy is freed at every return. Weights are copied at every call
+    for now. Code outside the kernels that would read or write such a
+    buffer is an error that names it.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def MergeGPUModules : Pass<"tcl-merge-gpu-modules", "ModuleOp"> {
   let summary = "Moves every outlined kernel into one gpu.module";
   let description = [{

@@ -1,0 +1,235 @@
+//===- Runtime.cpp - MLIR's GPU runtime interface over tcl's driver -------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The host code of a module lowered for a GPU (gpu-to-llvm) calls the mgpu*
+// functions MLIR's CUDA runtime wrappers define; Debian does not ship that
+// library, so libtcl_cuda_runtime.so defines them over tcl's driver layer.
+// Two differences:
+//
+//  - modules are loaded once: MLIR's host code loads the kernels' module
+//    before each launch and unloads it after, which would JIT-compile a
+//    model's whole PTX at every kernel. The first load of an image is kept
+//    (keyed by its address, length and a fingerprint of its text, so that a
+//    library loaded later at the same address is not mistaken for it) and
+//    unloading is deferred to the end of the process;
+//  - errors do not abort: the first one is kept (tclCudaTakeError) and
+//    later calls do nothing, so that a model's run can report it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Runtime/Cuda/Driver.h"
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+using namespace mlir::tcl::cuda;
+
+namespace {
+std::mutex errorMutex;
+std::string firstError;
+
+void fail(const std::string &message) {
+  std::lock_guard<std::mutex> lock(errorMutex);
+  if (firstError.empty())
+    firstError = message;
+}
+
+bool failed() {
+  std::lock_guard<std::mutex> lock(errorMutex);
+  return !firstError.empty();
+}
+
+/// The driver with its context current on this thread, or null (and the
+/// error kept).
+Driver *driver() {
+  Driver *loaded = Driver::get();
+  if (!loaded) {
+    fail(Driver::getLoadError());
+    return nullptr;
+  }
+  thread_local bool current = false;
+  if (!current) {
+    if (CUresult result = loaded->makeCurrent(); result != kSuccess) {
+      fail("cannot use the CUDA context: " + loaded->describe(result));
+      return nullptr;
+    }
+    current = true;
+  }
+  return loaded;
+}
+
+bool check(Driver *loaded, CUresult result, const char *what) {
+  if (result == kSuccess)
+    return true;
+  fail(std::string(what) + ": " + loaded->describe(result));
+  return false;
+}
+
+/// FNV-1a over `size` bytes.
+uint64_t hashBytes(const char *data, size_t size) {
+  uint64_t hash = 1469598103934665603ull;
+  for (size_t i = 0; i < size; ++i)
+    hash = (hash ^ static_cast<unsigned char>(data[i])) * 1099511628211ull;
+  return hash;
+}
+
+using ModuleKey = std::tuple<const void *, size_t, uint64_t>;
+std::mutex moduleMutex;
+std::map<ModuleKey, CUmodule> modules;
+
+/// The module of image `data` (`size` bytes, or a NUL-terminated PTX text
+/// when `size` is 0), loaded on first use.
+CUmodule loadModule(const void *data, size_t size) {
+  Driver *loaded = driver();
+  if (!loaded || failed())
+    return nullptr;
+  const char *bytes = static_cast<const char *>(data);
+  if (size == 0)
+    size = std::strlen(bytes);
+  // The fingerprint: the text's first and last KiB.
+  size_t edge = std::min<size_t>(size, 1024);
+  uint64_t fingerprint =
+      hashBytes(bytes, edge) ^ (hashBytes(bytes + size - edge, edge) << 1);
+  ModuleKey key{data, size, fingerprint};
+  std::lock_guard<std::mutex> lock(moduleMutex);
+  auto it = modules.find(key);
+  if (it != modules.end())
+    return it->second;
+  CUmodule module = nullptr;
+  if (!check(loaded, loaded->cuModuleLoadData(&module, data),
+             "cannot load the kernels' module"))
+    return nullptr;
+  modules[key] = module;
+  return module;
+}
+} // namespace
+
+extern "C" {
+
+/// The first error of a CUDA runtime call since the last take ("" if none),
+/// cleared.
+const char *tclCudaTakeError() {
+  thread_local std::string taken;
+  std::lock_guard<std::mutex> lock(errorMutex);
+  taken = firstError;
+  firstError.clear();
+  return taken.c_str();
+}
+
+/// Whether a run has failed since the last take: "" if not, else a
+/// non-empty text (the error itself comes with tclCudaTakeError).
+const char *tclCudaPeekError() { return failed() ? "failed" : ""; }
+
+/// Why this machine cannot run GPU kernels ("" if it can).
+const char *tclCudaDeviceError() {
+  return Driver::get() ? "" : Driver::getLoadError().c_str();
+}
+
+CUmodule mgpuModuleLoad(void *data, size_t size) {
+  return loadModule(data, size);
+}
+
+CUmodule mgpuModuleLoadJIT(void *data, int /*optLevel*/) {
+  return loadModule(data, 0);
+}
+
+void mgpuModuleUnload(CUmodule) {
+  // Kept for the next launch (see the file comment).
+}
+
+CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
+  Driver *loaded = driver();
+  if (!loaded || !module || failed())
+    return nullptr;
+  CUfunction function = nullptr;
+  check(loaded, loaded->cuModuleGetFunction(&function, module, name),
+        (std::string("no kernel ") + name).c_str());
+  return function;
+}
+
+void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t sharedBytes, CUstream stream,
+                      void **params, void **extra, size_t /*paramsCount*/) {
+  Driver *loaded = driver();
+  if (!loaded || !function || failed())
+    return;
+  check(loaded,
+        loaded->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                               blockZ, sharedBytes, stream, params, extra),
+        "cannot launch a kernel");
+}
+
+CUstream mgpuStreamCreate() {
+  Driver *loaded = driver();
+  CUstream stream = nullptr;
+  if (loaded)
+    check(loaded, loaded->cuStreamCreate(&stream, /*flags=*/0),
+          "cannot create a stream");
+  return stream;
+}
+
+void mgpuStreamDestroy(CUstream stream) {
+  if (Driver *loaded = driver(); loaded && stream)
+    check(loaded, loaded->cuStreamDestroy(stream), "cannot destroy a stream");
+}
+
+void mgpuStreamSynchronize(CUstream stream) {
+  if (Driver *loaded = driver())
+    check(loaded, loaded->cuStreamSynchronize(stream),
+          "a kernel failed (synchronizing its stream)");
+}
+
+void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
+                   bool /*isHostShared*/) {
+  Driver *loaded = driver();
+  CUdeviceptr pointer = 0;
+  if (loaded && sizeBytes > 0)
+    check(loaded, loaded->cuMemAlloc(&pointer, sizeBytes),
+          ("cannot allocate " + std::to_string(sizeBytes) +
+           " bytes of device memory")
+              .c_str());
+  return reinterpret_cast<void *>(pointer);
+}
+
+void mgpuMemFree(void *pointer, CUstream /*stream*/) {
+  if (Driver *loaded = driver(); loaded && pointer)
+    check(loaded, loaded->cuMemFree(reinterpret_cast<CUdeviceptr>(pointer)),
+          "cannot free device memory");
+}
+
+// Pointers are unified (host and device in one address space): the driver
+// tells the direction of a copy from them. In the stream's order, after the
+// kernels before it.
+void mgpuMemcpy(void *destination, void *source, size_t sizeBytes,
+                CUstream stream) {
+  if (Driver *loaded = driver(); loaded && sizeBytes > 0)
+    check(loaded,
+          loaded->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(destination),
+                                reinterpret_cast<CUdeviceptr>(source),
+                                sizeBytes, stream),
+          "cannot copy memory");
+}
+
+void mgpuMemset32(void *destination, unsigned value, size_t count,
+                  CUstream /*stream*/) {
+  if (Driver *loaded = driver(); loaded && count > 0)
+    check(loaded,
+          loaded->cuMemsetD32(reinterpret_cast<CUdeviceptr>(destination), value,
+                              count),
+          "cannot set device memory");
+}
+
+void mgpuSetDefaultDevice(int32_t device) {
+  if (device != 0)
+    fail("tcl uses CUDA device 0 only");
+}
+
+} // extern "C"

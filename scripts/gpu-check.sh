@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The GPU check, run on a machine with an NVIDIA GPU over a kit from
+# scripts/gpu-kit.sh: the device, each model run by tcl's kernels on the GPU
+# and compared with PyTorch's output, and the GEMM against PyTorch's
+# (cuBLAS's) on the same GPU. Times include the copies of inputs, weights
+# and outputs between host and device at every run.
+# Usage: bash scripts/gpu-check.sh [kit dir] [repeats]
+set -uo pipefail
+kit=${1:-gpu-kit}
+repeats=${2:-20}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total \
+  --format=csv || true
+# The GEMM's data: random inputs and NumPy's product (float64 sums).
+gemm=$kit/gemm_2048
+if [ -f "$gemm/model.so" ] && [ ! -f "$gemm/output_0.bin" ]; then
+  python3 - "$gemm" <<'PY'
+import sys
+import numpy as np
+rng = np.random.default_rng(0)
+a = rng.standard_normal((2048, 2048), dtype=np.float32)
+b = rng.standard_normal((2048, 2048), dtype=np.float32)
+a.tofile(sys.argv[1] + "/input_0.bin")
+b.tofile(sys.argv[1] + "/input_1.bin")
+(a.astype(np.float64) @ b).astype(np.float32).tofile(sys.argv[1] + "/output_0.bin")
+PY
+fi
+status=0
+for dir in "$kit"/*/; do
+  [ -f "$dir/model.so" ] || continue
+  "$kit/run-model" "${dir%/}" "$repeats" || status=1
+done
+# PyTorch's GEMM (cuBLAS) of the same size, for the ratio.
+python3 - <<'PY' || true
+import torch
+a = torch.randn(2048, 2048, device="cuda")
+b = torch.randn(2048, 2048, device="cuda")
+for _ in range(3):
+    torch.mm(a, b)
+torch.cuda.synchronize()
+start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+times = []
+for _ in range(20):
+    start.record(); torch.mm(a, b); end.record(); torch.cuda.synchronize()
+    times.append(start.elapsed_time(end))
+times.sort()
+ms = times[len(times) // 2]
+print(f"torch.mm 2048^3 fp32 on {torch.cuda.get_device_name()}: median {ms:.3f} ms "
+      f"({2 * 2048**3 / ms / 1e9:.0f} GFLOP/s; TF32 {torch.backends.cuda.matmul.allow_tf32})")
+PY
+exit $status

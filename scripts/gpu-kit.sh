@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Prepares the GPU check (scripts/gpu-check.sh) here, where tcl's toolchain
+# is: the machines lent with a GPU have CUDA and PyTorch but no LLVM/MLIR,
+# so tcl compiles there-runnable code here. Into KIT (git ignores
+# /gpu-kit/): for each model, its library for an NVIDIA H200
+# (tcl-compile --target=nvptx-sm90 --emit=so, default GPU schedules) with
+# tcl's CUDA runtime beside it, its exported input and PyTorch's output as
+# raw bytes (input_0.bin, output_0.bin); a 2048^3 GEMM (its data made
+# there); and bench/gpu/run-model.c compiled, which
+# runs them through the C API. The kit must stay under the device tool's
+# 64 MiB with the working tree: ResNet-18 (47 MB of weights) does not fit
+# beside the others.
+# Usage: bash scripts/gpu-kit.sh [build dir] [kit dir] [model ...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build}
+kit=${2:-gpu-kit}
+shift 2 || shift $# || true
+models=("$@")
+[ ${#models[@]} -gt 0 ] ||
+  models=(bert_encoder gpt transformer_encoder_layer unet tcn mobilenet_v2)
+cache=$build_dir/models
+rm -rf "$kit"
+mkdir -p "$kit"
+cc -O2 -Wall -o "$kit/run-model" bench/gpu/run-model.c -ldl -lm
+
+# Raw bytes of an ONNX test data set's tensors (Debian's python3-onnx).
+to_raw() {
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import glob, os, sys
+import onnx
+from onnx import numpy_helper
+source, target = sys.argv[1:]
+for path in sorted(glob.glob(os.path.join(source, "*.pb"))):
+    tensor = onnx.TensorProto()
+    with open(path, "rb") as f:
+        tensor.ParseFromString(f.read())
+    name = os.path.basename(path)[:-3] + ".bin"
+    numpy_helper.to_array(tensor).tofile(os.path.join(target, name))
+PY
+}
+
+for model in "${models[@]}"; do
+  if [ ! -f "$cache/$model/model.onnx" ] ||
+      [ models/generate.py -nt "$cache/$model/model.onnx" ]; then
+    /usr/bin/python3 models/generate.py "$cache" "$model" >/dev/null
+  fi
+  mkdir -p "$kit/$model"
+  "$build_dir/bin/tcl-compile" "$cache/$model/model.onnx" \
+    --target=nvptx-sm90 -o "$kit/$model/model.so"
+  rm -f "$kit/$model/model.h"
+  cp "$build_dir/lib/libtcl_cuda_runtime.so" "$kit/$model/"
+  to_raw "$cache/$model/test_data_set_0" "$kit/$model"
+  echo "$model: $(du -sh "$kit/$model" | cut -f1)"
+done
+
+# A GEMM, 2048 x 2048 x 2048 (its data, 48 MB, is made there by
+# gpu-check.sh with NumPy; cuBLAS runs it there too, through PyTorch).
+gemm=$kit/gemm_2048
+mkdir -p "$gemm"
+cat > "$gemm/gemm.mlir" <<'MLIR'
+func.func @gemm(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<2048x2048xf32>, tensor<2048x2048xf32>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %c : tensor<2048x2048xf32>
+}
+MLIR
+"$build_dir/bin/tcl-compile" "$gemm/gemm.mlir" --entry=gemm \
+  --target=nvptx-sm90 -o "$gemm/model.so"
+rm -f "$gemm/model.h"
+cp "$build_dir/lib/libtcl_cuda_runtime.so" "$gemm/"
+echo "kit: $(du -sh "$kit" | cut -f1) in $kit"
