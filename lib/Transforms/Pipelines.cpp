@@ -59,6 +59,16 @@ static void addScheduling(OpPassManager &pm, const LoweringOptions &options) {
   pm.addPass(createPrepareEntryPoints());
 }
 
+/// The conversions of memrefs, functions, arithmetic, branches and indices
+/// to the LLVM dialect, which every pipeline's (host) code needs.
+static void addCoreToLLVM(OpPassManager &pm) {
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+}
+
 /// Bufferization, without deallocation. Results become out-params, so
 /// callers own every buffer they see; the deallocation pipeline that follows
 /// frees every temporary.
@@ -147,11 +157,7 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertIndexToLLVMPass());
+  addCoreToLLVM(pm);
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   SetTargetAttributesOptions target;
@@ -209,11 +215,7 @@ void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertIndexToLLVMPass());
+  addCoreToLLVM(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";

@@ -149,6 +149,24 @@ func.func @f(%x: tensor<12x200xf32>, %o: tensor<12xf32>) -> tensor<12xf32> {
 })mlir"},
 };
 
+/// tcl's dialects and the translations code generation needs.
+DialectRegistry makeRegistry() {
+  DialectRegistry registry;
+  registerTclDialects(registry);
+  registerLLVMTranslations(registry);
+  return registry;
+}
+
+/// Parses `opCase` in `context`; `anchor` is its op.
+OwningOpRef<ModuleOp> parseCase(MLIRContext &context, const OpCase &opCase,
+                                linalg::LinalgOp &anchor) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(opCase.source, &context);
+  if (module)
+    module->walk([&](linalg::LinalgOp op) { anchor = op; });
+  return module;
+}
+
 using Param = std::tuple<OpCase, const char *, unsigned>;
 
 class DefaultScheduleTest : public ::testing::TestWithParam<Param> {};
@@ -157,15 +175,11 @@ TEST_P(DefaultScheduleTest, NonEmptyAndMatchesPlainLoops) {
   auto [opCase, target, threads] = GetParam();
 
   // The default schedule is a real one.
-  DialectRegistry registry;
-  registerTclDialects(registry);
-  MLIRContext context(registry);
+  MLIRContext context(makeRegistry());
   context.loadAllAvailableDialects();
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(opCase.source, &context);
-  ASSERT_TRUE(module);
   linalg::LinalgOp anchor;
-  module->walk([&](linalg::LinalgOp op) { anchor = op; });
+  OwningOpRef<ModuleOp> module = parseCase(context, opCase, anchor);
+  ASSERT_TRUE(module);
   OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
   Platform platform(*lookupTargetArch(target), threads);
   ScheduleOp schedule =
@@ -220,16 +234,11 @@ class GpuDefaultScheduleTest : public ::testing::TestWithParam<GpuParam> {};
 
 TEST_P(GpuDefaultScheduleTest, MapsBlocksAndThreadsAndCompilesToPTX) {
   auto [opCase, target] = GetParam();
-  DialectRegistry registry;
-  registerTclDialects(registry);
-  registerLLVMTranslations(registry);
-  MLIRContext context(registry);
+  MLIRContext context(makeRegistry());
   context.loadAllAvailableDialects();
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(opCase.source, &context);
-  ASSERT_TRUE(module);
   linalg::LinalgOp anchor;
-  module->walk([&](linalg::LinalgOp op) { anchor = op; });
+  OwningOpRef<ModuleOp> module = parseCase(context, opCase, anchor);
+  ASSERT_TRUE(module);
   Platform platform(*lookupTargetArch(target));
   {
     OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());

@@ -6,11 +6,18 @@
 // RUN: tcl-opt %s "--tcl-lower-to-nvvm=target=nvptx-sm80" | FileCheck %s --check-prefix=SM80
 // RUN: not tcl-opt %s "--tcl-lower-to-nvvm=target=x86-avx512" 2>&1 | FileCheck %s --check-prefix=CPU
 
-// The host code: one launch per kernel, all in the merged module.
+// The host code, in one stream: the caller's buffers copied to the device,
+// a device buffer for the matmul's result, one launch per kernel (all in
+// the merged module), the result copied back, everything freed.
 // CHECK-LABEL: llvm.func @mm_t(
-//       CHECK:   gpu.launch_func @tcl_kernels::@mm_t_kernel blocks in
-//       CHECK:   gpu.launch_func @tcl_kernels::@mm_t_kernel_0 blocks in
+//       CHECK:   %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
+// CHECK-COUNT-3:   llvm.call @mgpuMemcpy({{.*}}, %[[STREAM]])
+//       CHECK:   llvm.call @mgpuMemAlloc
+//       CHECK:   gpu.launch_func <%[[STREAM]] : !llvm.ptr> @tcl_kernels::@mm_t_kernel blocks in
+//       CHECK:   gpu.launch_func <%[[STREAM]] : !llvm.ptr> @tcl_kernels::@mm_t_kernel_0 blocks in
 //   CHECK-NOT:   gpu.launch_func
+//       CHECK:   llvm.call @mgpuMemcpy
+//       CHECK:   llvm.call @mgpuStreamSynchronize(%[[STREAM]])
 //       CHECK:   llvm.return
 // The kernels' PTX, for sm_90: the matmul's multiply-adds as FMAs, the
 // transpose's kernel.

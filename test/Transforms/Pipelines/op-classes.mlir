@@ -23,19 +23,19 @@
 
 // GPU-NOT: {{linalg|vector|scf|memref|tensor|bufferization|affine|tcl}}.
 // GPU: llvm.func @matmul(
-// GPU:   gpu.launch_func @tcl_kernels::@matmul_kernel
+// GPU:   gpu.launch_func {{.*}}@tcl_kernels::@matmul_kernel
 // GPU: llvm.func @batch_matmul(
-// GPU:   gpu.launch_func @tcl_kernels::@batch_matmul_kernel
+// GPU:   gpu.launch_func {{.*}}@tcl_kernels::@batch_matmul_kernel
 // GPU: llvm.func @conv(
-// GPU:   gpu.launch_func @tcl_kernels::@conv_kernel
+// GPU:   gpu.launch_func {{.*}}@tcl_kernels::@conv_kernel
 // GPU: llvm.func @depthwise(
-// GPU:   gpu.launch_func @tcl_kernels::@depthwise_kernel
+// GPU:   gpu.launch_func {{.*}}@tcl_kernels::@depthwise_kernel
 // GPU: llvm.func @pool(
-// GPU:   gpu.launch_func @tcl_kernels::@pool_kernel
+// GPU:   gpu.launch_func {{.*}}@tcl_kernels::@pool_kernel
 // GPU: llvm.func @softmax_sum(
-// GPU:   gpu.launch_func @tcl_kernels::@softmax_sum_kernel
+// GPU:   gpu.launch_func {{.*}}@tcl_kernels::@softmax_sum_kernel
 // GPU: llvm.func @elementwise(
-// GPU:   gpu.launch_func @tcl_kernels::@elementwise_kernel
+// GPU:   gpu.launch_func {{.*}}@tcl_kernels::@elementwise_kernel
 // GPU-NOT: {{linalg|vector|scf|memref|tensor|bufferization|affine|tcl}}.
 // GPU: gpu.binary @tcl_kernels
 // GPU-SAME: .entry matmul_kernel(
