@@ -608,7 +608,11 @@ static LogicalResult checkTargetMapping(ScheduleOp schedule,
                                         const ScheduleState &state) {
   const TargetArch *target = lookupTargetArch(schedule.getTarget());
   bool gpuTarget = target && target->kind == TargetKind::GPU;
-  if (gpuTarget && !state.findParallelLevel(ParallelMapping::GpuBlocks))
+  // An empty schedule keeps the op whole (the default for an op without a
+  // parallel loop): tcl-map-to-gpu gives it a kernel of its own.
+  bool empty = schedule.getBody().front().empty();
+  if (gpuTarget && !empty &&
+      !state.findParallelLevel(ParallelMapping::GpuBlocks))
     return schedule.emitOpError("targets GPU '")
            << schedule.getTarget()
            << "' but maps no tile level onto blocks (tcl.sched.parallelize "

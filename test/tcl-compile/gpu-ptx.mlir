@@ -32,6 +32,9 @@
 // CHECK: }
 // CHECK: .entry softmax_kernel(
 // CHECK: .entry conv_nchw_kernel(
+// A reduction to a scalar has no parallel loop for blocks: its default
+// schedule is empty, and it runs in a kernel of one thread.
+// CHECK: .entry sum_all_kernel{{.*}}(
 // SM80: .target sm_80
 // LINKED: NEEDED{{.*}}libtcl_cuda_runtime.so
 // LINKED: RUNPATH{{.*}}$ORIGIN:
@@ -103,4 +106,17 @@ func.func @conv_nchw(%in: tensor<2x16x18x18xf32>, %w: tensor<32x16x3x3xf32>) -> 
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%in, %w : tensor<2x16x18x18xf32>, tensor<32x16x3x3xf32>) outs(%f : tensor<2x32x16x16xf32>) -> tensor<2x32x16x16xf32>
   return %c : tensor<2x32x16x16xf32>
+}
+
+func.func @sum_all(%x: tensor<1000xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+      ins(%x : tensor<1000xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
 }
