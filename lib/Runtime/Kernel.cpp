@@ -452,17 +452,23 @@ struct DiagnosticCollector {
 };
 } // namespace
 
+/// Whether this host can run code for `target`: its ISA for a CPU, a CUDA
+/// device for a GPU (says why not).
+static llvm::Error checkCanRun(const TargetArch &target) {
+  if (target.kind != TargetKind::GPU)
+    return checkHostSupports(target);
+  if (cuda::Driver::get())
+    return llvm::Error::success();
+  return llvm::createStringError("cannot run " + target.name +
+                                 " code here: " + cuda::Driver::getLoadError());
+}
+
 llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
                                    const LoweringOptions &options) {
   const TargetArch &target = options.platform.getTarget();
   bool gpu = target.kind == TargetKind::GPU;
-  if (gpu && !cuda::Driver::get())
-    return llvm::createStringError(
-        "cannot run " + target.name +
-        " code here: " + cuda::Driver::getLoadError());
-  if (!gpu)
-    if (llvm::Error error = checkHostSupports(target))
-      return std::move(error);
+  if (llvm::Error error = checkCanRun(target))
+    return std::move(error);
   auto signature = KernelSignature::fromFunction(module, entry);
   if (!signature)
     return signature.takeError();
@@ -630,12 +636,7 @@ llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,
     llvm::Error error =
         !platform ? llvm::createStringError(std::string("unknown platform '") +
                                             target + "'")
-        : !gpu    ? checkHostSupports(*platform)
-        : cuda::Driver::get()
-            ? llvm::Error::success()
-            : llvm::createStringError(
-                  "cannot run " + platform->name +
-                  " code here: " + cuda::Driver::getLoadError());
+                  : checkCanRun(*platform);
     if (error) {
       dlclose(library);
       return llvm::createStringError(libraryPath.str() + ": " +

@@ -239,8 +239,7 @@ static llvm::Expected<HardwareFeatures> probeGpu(const TargetArch &target) {
   if (!driver)
     return llvm::createStringError(cuda::Driver::getLoadError());
   const cuda::DeviceProperties &device = driver->getProperties();
-  std::string arch =
-      "sm_" + std::to_string(device.computeMajor * 10 + device.computeMinor);
+  std::string arch = device.getArchName();
   if (arch != target.cpu)
     return llvm::createStringError("the CUDA device is " + device.name + " (" +
                                    arch + "), not " + target.cpu.str() +

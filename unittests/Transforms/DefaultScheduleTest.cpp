@@ -277,8 +277,7 @@ TEST_P(GpuDefaultScheduleTest, ComputesWhatPlainLoopsComputeOnTheGpu) {
     GTEST_SKIP() << "no CUDA device: " << cuda::Driver::getLoadError();
   }
   const cuda::DeviceProperties &device = driver->getProperties();
-  if ("sm_" + std::to_string(device.computeMajor * 10 + device.computeMinor) !=
-      platform.getTarget().cpu) {
+  if (device.getArchName() != platform.getTarget().cpu) {
     if (scheduled)
       GTEST_SKIP() << "the CUDA device is " << device.name;
     GTEST_SKIP() << llvm::toString(scheduled.takeError());

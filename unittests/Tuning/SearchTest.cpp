@@ -118,6 +118,18 @@ protected:
                                     [](Diagnostic &) { return success(); });
     return succeeded(verify(schedule));
   }
+  /// 40 random genomes of `space`, a mutation of each and 40 crossovers.
+  static std::vector<Genome> generateGenomes(const SearchSpace &space,
+                                             std::mt19937_64 &rng) {
+    std::vector<Genome> genomes;
+    for (int i = 0; i < 40; ++i)
+      genomes.push_back(space.sample(rng));
+    for (int i = 0; i < 40; ++i) {
+      genomes.push_back(space.mutate(genomes[i], rng));
+      genomes.push_back(space.crossover(genomes[i], genomes[39 - i], rng));
+    }
+    return genomes;
+  }
   /// Tunes kMatmul with resume on the database at `path` (fake
   /// measurements, defined below).
   void resumeMatmulTuning(const std::string &path);
@@ -140,13 +152,7 @@ TEST_F(SearchTest, GeneratedProgramsVerify) {
             /*hasEpilogue=*/false);
         ASSERT_TRUE(space) << anchor->getName().getStringRef().str();
         std::mt19937_64 rng(7);
-        std::vector<Genome> genomes;
-        for (int i = 0; i < 40; ++i)
-          genomes.push_back(space->sample(rng));
-        for (int i = 0; i < 40; ++i) {
-          genomes.push_back(space->mutate(genomes[i], rng));
-          genomes.push_back(space->crossover(genomes[i], genomes[39 - i], rng));
-        }
+        std::vector<Genome> genomes = generateGenomes(*space, rng);
         for (const Genome &genome : genomes) {
           EXPECT_TRUE(space->isWellFormed(genome)) << genome.str();
           EXPECT_TRUE(verifies(*space, genome))
@@ -175,13 +181,7 @@ TEST_F(SearchTest, GpuProgramsVerifyAndCompile) {
       auto space = SearchSpace::create(anchor, gpu, /*hasEpilogue=*/false);
       ASSERT_TRUE(space) << name;
       std::mt19937_64 rng(11);
-      std::vector<Genome> genomes;
-      for (int i = 0; i < 40; ++i)
-        genomes.push_back(space->sample(rng));
-      for (int i = 0; i < 40; ++i) {
-        genomes.push_back(space->mutate(genomes[i], rng));
-        genomes.push_back(space->crossover(genomes[i], genomes[39 - i], rng));
-      }
+      std::vector<Genome> genomes = generateGenomes(*space, rng);
       std::set<std::string> distinct;
       for (const Genome &genome : genomes) {
         distinct.insert(genome.str());

@@ -44,6 +44,10 @@ struct DeviceProperties {
   int l2Bytes = 0;
   size_t globalMemoryBytes = 0;
 
+  /// The architecture as PTX names it, e.g. "sm_90".
+  std::string getArchName() const {
+    return "sm_" + std::to_string(computeMajor * 10 + computeMinor);
+  }
   /// FP32 multiply-add peak: 128 FP32 lanes a multiprocessor (sm_80 and
   /// later), 2 operations each a cycle.
   double getPeakGflops() const;
