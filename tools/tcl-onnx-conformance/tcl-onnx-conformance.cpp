@@ -13,7 +13,8 @@
 // how many tests pass, fail, or use something tcl does not support yet
 // (an operator, attribute value or element type it rejects with an error).
 //
-// Usage: tcl-onnx-conformance [--filter PREFIX] [--check] [-v] [DATA_DIR]
+// Usage: tcl-onnx-conformance [--filter PREFIX] [--check] [-v] [--jobs N]
+//        [DATA_DIR]
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,14 +30,18 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Threading.h"
 
 #include "onnx/onnx_pb.h"
 
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <poll.h>
 #include <set>
 #include <sys/wait.h>
 #include <tuple>
@@ -62,6 +67,11 @@ static llvm::cl::opt<bool>
                          "operator fails (unsupported cases are "
                          "reported, not failures)"),
           llvm::cl::cat(toolCategory));
+static llvm::cl::opt<unsigned>
+    jobs("jobs",
+         llvm::cl::desc("Tests run at once, each in a process of its own "
+                        "(default: one per core)"),
+         llvm::cl::init(0), llvm::cl::cat(toolCategory));
 
 namespace {
 enum class Outcome { Pass, Fail, Unsupported };
@@ -223,15 +233,31 @@ Outcome runTestInProcess(const std::string &dir, std::string &message) {
   }
   return Outcome::Pass;
 }
-/// Runs one test in a child process, so that a test that crashes the
+/// A test running in a child process, so that a test that crashes the
 /// compiler or the kernel is a failure of that test, not of the run.
-Outcome runTest(const std::string &dir, std::string &message) {
+struct ChildTest {
+  size_t index;
+  pid_t pid;
+  int replyFd;
+  std::string reply;
+};
+
+/// Starts test `index` (directory `dir`) in a child process that writes its
+/// outcome and message to a pipe; nullopt (with `message`) if it could not.
+std::optional<ChildTest> startTest(size_t index, const std::string &dir,
+                                   std::string &message) {
   int fds[2];
   if (pipe(fds) != 0) {
     message = "pipe failed";
-    return Outcome::Fail;
+    return std::nullopt;
   }
   pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    message = "fork failed";
+    return std::nullopt;
+  }
   if (pid == 0) {
     close(fds[0]);
     std::string childMessage;
@@ -242,23 +268,69 @@ Outcome runTest(const std::string &dir, std::string &message) {
     _exit(0);
   }
   close(fds[1]);
-  std::string reply;
-  char buffer[4096];
-  ssize_t count;
-  while ((count = read(fds[0], buffer, sizeof(buffer))) > 0)
-    reply.append(buffer, count);
-  close(fds[0]);
+  return ChildTest{index, pid, fds[0], {}};
+}
+
+/// The outcome of a finished child: its reply, or how it died.
+Outcome finishTest(ChildTest &child, std::string &message) {
+  close(child.replyFd);
   int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || reply.empty()) {
+  waitpid(child.pid, &status, 0);
+  if (!WIFEXITED(status) || child.reply.empty()) {
     message = WIFSIGNALED(status)
                   ? std::string("crashed: ") + strsignal(WTERMSIG(status))
                   : "the test process failed";
     return Outcome::Fail;
   }
-  size_t newline = reply.find('\n');
-  message = reply.substr(newline + 1);
-  return static_cast<Outcome>(std::stoi(reply.substr(0, newline)));
+  size_t newline = child.reply.find('\n');
+  message = child.reply.substr(newline + 1);
+  return static_cast<Outcome>(std::stoi(child.reply.substr(0, newline)));
+}
+
+/// Runs every test in `dirs`, up to `jobs` at a time, each in a child
+/// process; the outcomes and messages in the order of `dirs`.
+std::vector<std::pair<Outcome, std::string>>
+runTests(const std::vector<std::string> &dirs, unsigned jobs) {
+  std::vector<std::pair<Outcome, std::string>> results(dirs.size());
+  std::vector<ChildTest> running;
+  size_t next = 0;
+  while (next < dirs.size() || !running.empty()) {
+    while (next < dirs.size() && running.size() < jobs) {
+      std::string message;
+      if (std::optional<ChildTest> child = startTest(next, dirs[next], message))
+        running.push_back(std::move(*child));
+      else
+        results[next] = {Outcome::Fail, message};
+      ++next;
+    }
+    if (running.empty())
+      continue;
+    // Read whatever the children have written; a child is done at the end
+    // of its pipe (the reply may exceed a pipe's buffer, so it is read
+    // while the child runs).
+    std::vector<pollfd> fds;
+    for (const ChildTest &child : running)
+      fds.push_back({child.replyFd, POLLIN, 0});
+    if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR)
+      break;
+    for (size_t i = running.size(); i-- > 0;) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      char buffer[4096];
+      ssize_t count = read(running[i].replyFd, buffer, sizeof(buffer));
+      if (count > 0) {
+        running[i].reply.append(buffer, count);
+        continue;
+      }
+      if (count < 0 && errno == EINTR)
+        continue;
+      std::string message;
+      Outcome outcome = finishTest(running[i], message);
+      results[running[i].index] = {outcome, message};
+      running.erase(running.begin() + i);
+    }
+  }
+  return results;
 }
 } // namespace
 
@@ -283,11 +355,15 @@ int main(int argc, char **argv) {
 
   std::vector<std::string> supported = getSupportedOnnxOps();
   std::map<std::string, Tally> byOp;
-  for (const std::string &dir : tests) {
+  unsigned jobCount =
+      jobs ? unsigned(jobs)
+           : llvm::heavyweight_hardware_concurrency().compute_thread_count();
+  std::vector<std::pair<Outcome, std::string>> results =
+      runTests(tests, std::max(1u, jobCount));
+  for (auto [dir, result] : llvm::zip_equal(tests, results)) {
     std::string name = llvm::sys::path::filename(dir).str();
     std::string op = opTypeOf(dir + "/model.onnx");
-    std::string message;
-    Outcome outcome = runTest(dir, message);
+    auto &[outcome, message] = result;
     Tally &tally = byOp[op];
     switch (outcome) {
     case Outcome::Pass:
