@@ -12,8 +12,9 @@
 //   matmul / batch matmul: [threads > 1] a parallel level splitting the
 //     larger parallel dimension across threads; a cache tile of about
 //     64 x 16W x 128 (M x N x K), and when B exceeds 2 MiB and M has at
-//     least 256 rows (per thread) the cache loops run n, k, m with each B
-//     panel packed once (pad, hoisted) for all row tiles; a register
+//     least 256 rows (or B exceeds 4 MiB and M has at least 64) the cache
+//     loops run n, k, m with each B panel packed once (pad, hoisted) for
+//     all row tiles; a register
 //     tile 8 x 2W x 1; vectorize; accumulators hoisted out of the k loop;
 //     k unrolled by 4.
 //   2-D convolution (NHWC/NCHW, grouped), depthwise convolution, pooling:
