@@ -282,16 +282,23 @@ Outcome finishTest(ChildTest &child, std::string &message) {
                   : "the test process failed";
     return Outcome::Fail;
   }
-  size_t newline = child.reply.find('\n');
-  message = child.reply.substr(newline + 1);
-  return static_cast<Outcome>(std::stoi(child.reply.substr(0, newline)));
+  auto [outcome, childMessage] = llvm::StringRef(child.reply).split('\n');
+  unsigned value = 0;
+  if (outcome.getAsInteger(10, value) ||
+      value > static_cast<unsigned>(Outcome::Unsupported)) {
+    message = "the test process gave no outcome";
+    return Outcome::Fail;
+  }
+  message = childMessage.str();
+  return static_cast<Outcome>(value);
 }
 
 /// Runs every test in `dirs`, up to `jobs` at a time, each in a child
 /// process; the outcomes and messages in the order of `dirs`.
 std::vector<std::pair<Outcome, std::string>>
 runTests(const std::vector<std::string> &dirs, unsigned jobs) {
-  std::vector<std::pair<Outcome, std::string>> results(dirs.size());
+  std::vector<std::pair<Outcome, std::string>> results(
+      dirs.size(), {Outcome::Fail, "not run"});
   std::vector<ChildTest> running;
   size_t next = 0;
   while (next < dirs.size() || !running.empty()) {
@@ -311,8 +318,19 @@ runTests(const std::vector<std::string> &dirs, unsigned jobs) {
     std::vector<pollfd> fds;
     for (const ChildTest &child : running)
       fds.push_back({child.replyFd, POLLIN, 0});
-    if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR)
+    if (poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR)
+        continue;
+      // Cannot wait for the children: stop them; they and the tests not
+      // started count as failures.
+      for (ChildTest &child : running) {
+        kill(child.pid, SIGKILL);
+        std::string message;
+        finishTest(child, message);
+        results[child.index] = {Outcome::Fail, "poll failed: " + message};
+      }
       break;
+    }
     for (size_t i = running.size(); i-- > 0;) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
         continue;
