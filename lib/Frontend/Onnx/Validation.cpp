@@ -20,6 +20,7 @@
 
 #include "llvm/ADT/StringSet.h"
 
+#include "onnx/defs/data_type_utils.h"
 #include "onnx/defs/schema.h"
 
 using namespace mlir;
@@ -129,6 +130,23 @@ public:
       definedBy[in.name()] = -1;
     for (const onnx::TensorProto &init : graph.initializer())
       definedBy[init.name()] = -1;
+    // Element types known before shape inference (which does not check
+    // them against the operators' type constraints).
+    auto recordType = [&](const onnx::ValueInfoProto &info) {
+      if (info.type().has_tensor_type() &&
+          info.type().tensor_type().elem_type() != 0)
+        elementTypes[info.name()] = info.type().tensor_type().elem_type();
+    };
+    for (const onnx::ValueInfoProto &in : graph.input())
+      recordType(in);
+    for (const onnx::ValueInfoProto &info : graph.value_info())
+      recordType(info);
+    for (const onnx::TensorProto &init : graph.initializer())
+      elementTypes[init.name()] = init.data_type();
+    for (const onnx::NodeProto &node : graph.node())
+      if (node.op_type() == "Constant" && node.output_size() == 1)
+        if (const auto *value = Importer::attribute(node, "value"))
+          elementTypes[node.output(0)] = value->t().data_type();
   }
 
   llvm::Error run() {
@@ -138,6 +156,8 @@ public:
       if (llvm::Error e = checkArity(node, subject))
         return e;
       if (llvm::Error e = checkInputsAreDefined(node, subject))
+        return e;
+      if (llvm::Error e = checkInputTypes(node, subject))
         return e;
       if (llvm::Error e = checkOutputsAreNew(node, index, subject))
         return e;
@@ -414,6 +434,51 @@ private:
     return std::nullopt;
   }
 
+  /// Inputs of known element type: each one a type its operator's schema
+  /// allows, and inputs of one type parameter (LayerNormalization's X,
+  /// Scale and B: T) of one type. (The converters build arithmetic for the
+  /// first input's type; an int64 bias of a float op made invalid IR.)
+  llvm::Error checkInputTypes(const onnx::NodeProto &node,
+                              const std::string &subject) {
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      return llvm::Error::success();
+    const onnx::OpSchema *schema =
+        onnx::OpSchemaRegistry::Schema(node.op_type(), opset);
+    if (!schema || schema->inputs().empty())
+      return llvm::Error::success();
+    const auto &formals = schema->inputs();
+    llvm::StringMap<int> boundBy; // Type parameter -> input index.
+    for (int i = 0; i < node.input_size(); ++i) {
+      auto known = elementTypes.find(node.input(i));
+      if (node.input(i).empty() || known == elementTypes.end())
+        continue;
+      const auto &formal = formals[std::min<size_t>(i, formals.size() - 1)];
+      onnx::TypeProto type;
+      type.mutable_tensor_type()->set_elem_type(known->second);
+      onnx::DataType name;
+      try {
+        name = onnx::Utils::DataTypeUtils::ToType(type);
+      } catch (const std::exception &) {
+        return error(subject + ": input " + std::to_string(i) + " ('" +
+                     node.input(i) + "') has an unknown element type (" +
+                     std::to_string(known->second) + ")");
+      }
+      if (!formal.GetTypes().count(name))
+        return error(subject + ": input " + std::to_string(i) + " ('" +
+                     node.input(i) + "', " + formal.GetName() + ") is a " +
+                     *name + ", which " + node.op_type() + " does not take");
+      auto [bound, isNew] = boundBy.try_emplace(formal.GetTypeStr(), i);
+      if (!isNew &&
+          elementTypes.lookup(node.input(bound->second)) != known->second)
+        return error(subject + ": inputs " + std::to_string(bound->second) +
+                     " ('" + node.input(bound->second) + "') and " +
+                     std::to_string(i) + " ('" + node.input(i) +
+                     "') must have the same element type (" +
+                     formal.GetTypeStr() + ")");
+    }
+    return llvm::Error::success();
+  }
+
   /// LayerNormalization's shape inference indexes its input's dimensions by
   /// `axis` unchecked when it infers the Mean and InvStdDev outputs.
   llvm::Error checkLayerNormAxis(const onnx::NodeProto &node,
@@ -444,6 +509,8 @@ private:
   ShapeMap shapes;
   /// Node index by defined value name; -1 for graph inputs and initializers.
   llvm::StringMap<int> definedBy;
+  /// ONNX element types (TensorProto::DataType) known before inference.
+  llvm::StringMap<int32_t> elementTypes;
   int64_t opset = 21;
 };
 

@@ -170,3 +170,15 @@ save("slice_duplicate_axes",
      [const("starts", [0, 1]), const("ends", [2, 3]), const("axes", [1, -1]),
       helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"],
                        name="s")], [value("x", [4, 4])])
+# Inputs of a type the operator's schema does not take, or of two types for
+# one type parameter (found by tcl-fuzz-onnx: an int64 bias of a float
+# LayerNormalization became an arith.addf of an i64, IR that does not
+# verify).
+save("layernorm_int64_bias",
+     [helper.make_node("LayerNormalization", ["x", "w", "b"], ["y"],
+                       name="n", axis=-1)],
+     [value("x", [2, 3]), value("w", [3]), value("b", [3], INT64)],
+     opset=17)
+save("add_float_int64",
+     [helper.make_node("Add", ["x", "z"], ["y"], name="a")],
+     [value("x", [2, 3]), value("z", [2, 3], INT64)])
