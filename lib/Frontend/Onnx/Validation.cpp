@@ -175,6 +175,14 @@ public:
   }
 
 private:
+  /// The schema of `node`'s operator at the model's opset; null for other
+  /// domains and unknown operators.
+  const onnx::OpSchema *schemaOf(const onnx::NodeProto &node) const {
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      return nullptr;
+    return onnx::OpSchemaRegistry::Schema(node.op_type(), opset);
+  }
+
   /// Input and output counts, required inputs named and required attributes
   /// present, as the operator's schema for the model's opset says.
   llvm::Error checkArity(const onnx::NodeProto &node,
@@ -182,10 +190,7 @@ private:
     if (node.output_size() == 0 || node.output(0).empty())
       return error(subject + ": has no output (a node defines at least its "
                              "first output)");
-    if (!node.domain().empty() && node.domain() != "ai.onnx")
-      return llvm::Error::success();
-    const onnx::OpSchema *schema =
-        onnx::OpSchemaRegistry::Schema(node.op_type(), opset);
+    const onnx::OpSchema *schema = schemaOf(node);
     if (!schema)
       return llvm::Error::success(); // The importer names it as unsupported.
     auto range = [](int low, int high, const char *what) {
@@ -440,10 +445,7 @@ private:
   /// first input's type; an int64 bias of a float op made invalid IR.)
   llvm::Error checkInputTypes(const onnx::NodeProto &node,
                               const std::string &subject) {
-    if (!node.domain().empty() && node.domain() != "ai.onnx")
-      return llvm::Error::success();
-    const onnx::OpSchema *schema =
-        onnx::OpSchemaRegistry::Schema(node.op_type(), opset);
+    const onnx::OpSchema *schema = schemaOf(node);
     if (!schema || schema->inputs().empty())
       return llvm::Error::success();
     const auto &formals = schema->inputs();
