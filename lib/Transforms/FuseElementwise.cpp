@@ -67,8 +67,10 @@ struct FuseElementwisePass
     linalg::populateFoldReshapeOpsByCollapsingPatterns(
         patterns, [](OpOperand *fused) {
           auto reshape = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
-          auto consumer = cast<linalg::LinalgOp>(fused->getOwner());
-          return reshape &&
+          // The patterns also offer pads (tensor.pad of an expand_shape);
+          // a pad stays after the reshape.
+          auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+          return reshape && consumer &&
                  reshape.getSrc().getDefiningOp<linalg::LinalgOp>() &&
                  llvm::none_of(consumer.getDpsInputOperands(),
                                [](OpOperand *input) {

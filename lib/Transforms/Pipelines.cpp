@@ -229,6 +229,7 @@ void mlir::tcl::buildGraphOptimizationPipeline(OpPassManager &pm) {
   funcs.addPass(createCanonicalizerPass());
   funcs.addPass(createFoldConstants());
   funcs.addPass(createFoldBatchNorm());
+  funcs.addPass(createConvolutionsAsMatmuls());
   funcs.addPass(createFuseElementwise());
   funcs.addPass(createCanonicalizerPass());
   funcs.addPass(createCSEPass());
@@ -337,6 +338,7 @@ void mlir::tcl::registerTclPipelines() {
   PassPipelineRegistration<>(
       "tcl-optimize-graph",
       "Graph-level optimizations of imported models: layout propagation, "
-      "constant and BatchNorm folding, elementwise fusion",
+      "constant and BatchNorm folding, 1x1 convolutions as matmuls, "
+      "elementwise fusion",
       buildGraphOptimizationPipeline);
 }

@@ -47,7 +47,8 @@ static llvm::cl::opt<bool> optimizeGraph(
     "optimize-graph",
     llvm::cl::desc("Run the graph-level optimizations on imported ONNX "
                    "models (layout propagation, constant and BatchNorm "
-                   "folding, elementwise fusion)"),
+                   "folding, 1x1 convolutions as matmuls, elementwise "
+                   "fusion)"),
     llvm::cl::init(true), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     outputFilename("o", llvm::cl::desc("Output file"),

@@ -278,6 +278,28 @@ def FuseElementwise : Pass<"tcl-fuse-elementwise", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ConvolutionsAsMatmuls
+    : Pass<"tcl-convolutions-as-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Computes 1x1 stride-1 convolutions as matmuls";
+  let description = [{
+    A linalg.conv_2d_nhwc_hwcf with a 1x1 window and unit strides is a
+    matmul of its input's rows (batch, rows and columns collapsed into one
+    dimension of N*H*W) with its 1x1xCxF filter as a CxF matrix. The matmul's
+    M dimension can be tiled across image rows, which a convolution's
+    register tile cannot: on a 7x7 map a convolution tile has at most 7
+    columns, a matmul tile up to 49 rows, and channel counts that leave a
+    partial vector tile (440) no longer force narrow tiles. The collapse is
+    free (NHWC rows are contiguous). The result is expanded back to NHWC;
+    tcl-fuse-elementwise then computes the elementwise generics that read
+    the expansion (the epilogue: bias, activation, residual adds) in the
+    matmul's shape, so the epilogue joins the matmul's task. Runs after
+    tcl-fold-batch-norm, which folds scales into convolutions. Its tcl.*
+    attributes (a task tag) stay on the matmul.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def DefaultSchedules : Pass<"tcl-default-schedules", "ModuleOp"> {
   let summary = "Gives every schedulable op without a schedule the default one";
   let description = [{

@@ -64,8 +64,9 @@ void buildLowerToNVVMPipeline(OpPassManager &pm, const LoweringOptions &options,
 
 /// Adds the graph-level optimizations for imported models to `pm` (anchored
 /// on builtin.module): layout propagation (transposes cancel across
-/// elementwise ops), constant folding, BatchNorm folding into convolutions
-/// and elementwise fusion, with canonicalization and CSE between.
+/// elementwise ops), constant folding, BatchNorm folding into convolutions,
+/// 1x1 stride-1 convolutions as matmuls and elementwise fusion, with
+/// canonicalization and CSE between.
 void buildGraphOptimizationPipeline(OpPassManager &pm);
 
 /// Runs buildGraphOptimizationPipeline on `module`.
