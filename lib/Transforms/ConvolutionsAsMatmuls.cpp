@@ -27,13 +27,15 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `conv` is a 1x1 convolution with unit strides on static shapes
-/// (any dilation: a 1x1 window has no gaps to dilate).
+/// Whether `conv` is a 1x1 convolution with unit strides on tensors of
+/// static shapes (any dilation: a 1x1 window has no gaps to dilate).
 bool isPointwise(linalg::Conv2DNhwcHwcfOp conv) {
-  auto filter = cast<RankedTensorType>(conv.getInputs()[1].getType());
-  auto output = dyn_cast<RankedTensorType>(conv.getResult(0).getType());
+  if (!conv.hasPureTensorSemantics())
+    return false;
   auto input = cast<RankedTensorType>(conv.getInputs()[0].getType());
-  return output && filter.hasStaticShape() && output.hasStaticShape() &&
+  auto filter = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto output = cast<RankedTensorType>(conv.getResult(0).getType());
+  return filter.hasStaticShape() && output.hasStaticShape() &&
          input.hasStaticShape() && filter.getDimSize(0) == 1 &&
          filter.getDimSize(1) == 1 &&
          llvm::all_of(conv.getStrides().getValues<int64_t>(),

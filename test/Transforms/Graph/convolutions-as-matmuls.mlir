@@ -126,3 +126,15 @@ func.func @padded_for_the_next_convolution(%in: tensor<1x4x4x8xf32>, %w: tensor<
       ins(%padded, %w3 : tensor<1x6x6x2xf32>, tensor<3x3x2x2xf32>) outs(%init3 : tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
   return %conv3 : tensor<1x4x4x2xf32>
 }
+
+// -----
+
+// On buffers the convolution stays (the pass rewrites tensors only).
+// CHECK-LABEL: func.func @on_buffers
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK-NOT: linalg.matmul
+func.func @on_buffers(%in: memref<1x4x4x8xf32>, %w: memref<1x1x8x2xf32>, %out: memref<1x4x4x2xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x4x4x8xf32>, memref<1x1x8x2xf32>) outs(%out : memref<1x4x4x2xf32>)
+  return
+}
