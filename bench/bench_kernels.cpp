@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // For each workload (matmuls incl. BERT-base shapes, ResNet-18 convolutions,
-// MobileNetV2 depthwise convolutions, grouped convolutions with groups of 8
+// MobileNetV2 depthwise and pointwise convolutions, grouped convolutions with
+// groups of 8
 // channels), in one process with one thread count:
 // tcl with its default schedule (after the graph optimizations tcl-compile
 // runs, which compute a 1x1 convolution as a matmul), tcl with a hand
