@@ -6,8 +6,7 @@
 //
 // For each workload (matmuls incl. BERT-base shapes, ResNet-18 convolutions,
 // MobileNetV2 depthwise and pointwise convolutions, grouped convolutions with
-// groups of 8
-// channels), in one process with one thread count:
+// groups of 8 channels), in one process with one thread count:
 // tcl with its default schedule (after the graph optimizations tcl-compile
 // runs, which compute a 1x1 convolution as a matmul), tcl with a hand
 // schedule of the op as written, and oneDNN; the
