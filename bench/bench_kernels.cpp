@@ -560,6 +560,7 @@ int main(int argc, char **argv) {
   // tcl's kernels run on LLVM's OpenMP runtime, oneDNN on GNU's; each keeps
   // its threads spinning for a while after a parallel region. Let them go
   // idle between the groups of runs so no group competes with the last one.
+  double warmupSeconds = getWarmupSeconds(threads);
   auto settle = [] {
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
   };
@@ -620,20 +621,21 @@ int main(int argc, char **argv) {
       settle();
       defaults.push_back(gflops(timeRuns(
           [&] { llvm::consumeError(defaultKernel->run(inputs, outDefault)); },
-          kWarmup, kRepeats, false)));
+          kWarmup, kRepeats, false, warmupSeconds)));
       settle();
       hands.push_back(gflops(timeRuns(
           [&] { llvm::consumeError(handKernel->run(inputs, outHand)); },
-          kWarmup, kRepeats, false)));
+          kWarmup, kRepeats, false, warmupSeconds)));
       if (tunedKernel) {
         settle();
         tuneds.push_back(gflops(timeRuns(
             [&] { llvm::consumeError(tunedKernel->run(inputs, outTuned)); },
-            kWarmup, kRepeats, false)));
+            kWarmup, kRepeats, false, warmupSeconds)));
       }
       workload.oneDNN(inputs, reference, [&](std::function<void()> run) {
         settle();
-        oneDNNs.push_back(gflops(timeRuns(run, kWarmup, kRepeats, false)));
+        oneDNNs.push_back(
+            gflops(timeRuns(run, kWarmup, kRepeats, false, warmupSeconds)));
       });
       ratios.push_back(std::max({defaults.back(), hands.back(),
                                  tuneds.empty() ? 0.0 : tuneds.back()}) /

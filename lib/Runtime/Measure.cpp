@@ -75,21 +75,29 @@ static std::optional<MeasureStatus> parseStatus(llvm::StringRef text) {
 
 TimingStats mlir::tcl::timeRuns(const std::function<void()> &run,
                                 unsigned warmup, unsigned repeats,
-                                bool flushCache) {
+                                bool flushCache, double warmupSeconds,
+                                const std::function<double()> &clock) {
   // Larger than the last-level cache of the machines tcl targets.
   static constexpr size_t kFlushBytes = 64 << 20;
+  auto now = [&] {
+    if (clock)
+      return clock();
+    return std::chrono::duration<double>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
   std::vector<char> flush(flushCache ? kFlushBytes : 0);
-  for (unsigned i = 0; i < warmup; ++i)
+  double warmupStart = now();
+  for (unsigned i = 0; i < warmup || now() - warmupStart < warmupSeconds; ++i)
     run();
   std::vector<double> seconds;
   for (unsigned i = 0; i < std::max(1u, repeats); ++i) {
     if (flushCache)
       for (size_t byte = 0; byte < flush.size(); byte += 64)
         flush[byte] = static_cast<char>(i + byte);
-    auto start = std::chrono::steady_clock::now();
+    double start = now();
     run();
-    auto end = std::chrono::steady_clock::now();
-    seconds.push_back(std::chrono::duration<double>(end - start).count());
+    seconds.push_back(now() - start);
   }
   std::sort(seconds.begin(), seconds.end());
   TimingStats stats;
@@ -333,10 +341,10 @@ bool Measurer::startJob(WorkerProcess &worker, Job &job) {
   std::ostringstream header;
   header << "MEASURE " << input.entry << ' '
          << input.platform.getTargetName().str() << ' '
-         << input.platform.getThreads() << ' ' << options.warmup << ' ' << options.repeats
-         << ' ' << (options.flushCache ? 1 : 0) << ' ' << options.tolerance
-         << ' ' << input.workload.size() << ' ' << input.candidate.size()
-         << '\n';
+         << input.platform.getThreads() << ' ' << options.warmup << ' '
+         << options.repeats << ' ' << (options.flushCache ? 1 : 0) << ' '
+         << options.tolerance << ' ' << input.workload.size() << ' '
+         << input.candidate.size() << '\n';
   if (!writeAll(worker.socket,
                 header.str() + input.workload + input.candidate)) {
     job.fail(MeasureStatus::WorkerError,
@@ -655,7 +663,8 @@ private:
     }
     TimingStats stats = timeRuns(
         [&] { llvm::consumeError(candidate->run(reference->inputs, outputs)); },
-        request.warmup, request.repeats, request.flush);
+        request.warmup, request.repeats, request.flush,
+        getWarmupSeconds(request.threads));
     // Otherwise a parallel kernel's threads spin on for 200 ms after the
     // last timed run, on the cores where the other workers build.
     if (request.threads > 1)

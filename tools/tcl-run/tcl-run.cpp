@@ -201,7 +201,7 @@ int main(int argc, char **argv) {
 
   TimingStats stats =
       timeRuns([&] { llvm::consumeError(kernel->run(inputs, outputs)); }, 3,
-               repeats, false);
+               repeats, false, getWarmupSeconds(platform->getThreads()));
   llvm::outs() << llvm::format("time: median %.3f ms, min %.3f ms over %u "
                                "runs",
                                stats.medianSeconds * 1e3,

@@ -118,6 +118,33 @@ TEST(MeasureTest, ParallelCandidateIsTimedTwice) {
   }
 }
 
+TEST(TimeRunsTest, WarmsUpForItsRunsAndItsSeconds) {
+  // A clock that advances 5 ms a reading and a run that advances it 1 ms
+  // more: with 2 warm-up runs and 20 ms of warm-up, the two runs (not
+  // timed: 2 ms), then a run after each reading less than 20 ms after the
+  // start (7, 13 and 19 ms: 3 runs; the next reads 25 ms), then 3 timed
+  // runs of 6 ms each.
+  double time = 0;
+  unsigned runs = 0;
+  auto clock = [&] { return time += 0.005; };
+  auto run = [&] {
+    ++runs;
+    time += 0.001;
+  };
+  TimingStats stats = timeRuns(run, 2, 3, false, 0.02, clock);
+  EXPECT_EQ(runs, 5u + 3u);
+  EXPECT_EQ(stats.repeats, 3u);
+  EXPECT_NEAR(stats.medianSeconds, 0.006, 1e-12);
+
+  // Without warm-up seconds, the warm-up runs alone.
+  runs = 0;
+  timeRuns(run, 2, 3, false, 0, clock);
+  EXPECT_EQ(runs, 2u + 3u);
+  // One thread needs none; several need kParallelWarmupSeconds.
+  EXPECT_EQ(getWarmupSeconds(1), 0);
+  EXPECT_EQ(getWarmupSeconds(2), kParallelWarmupSeconds);
+}
+
 class ParallelBuildsTest : public testing::TestWithParam<unsigned> {};
 
 TEST_P(ParallelBuildsTest, FaultyCandidatesAreIsolatedAndClassified) {

@@ -100,10 +100,29 @@ struct TimingStats {
   unsigned repeats = 0;
 };
 
-/// Runs `run` `warmup` times untimed, then `repeats` times timed; with
-/// `flushCache`, evicts the caches before each timed run (untimed).
+/// How long code on several threads runs untimed before it is timed. A
+/// worker thread that slept wakes on the core of the thread that woke it,
+/// and the scheduler moves it away only some milliseconds later: timed at
+/// once, both threads of a kernel shared one core in 15-40% of the timings
+/// (half the speed: the "bimodal second vCPU" of earlier 2-thread figures,
+/// 2-vCPU AMD EPYC VM, libomp and libgomp alike); after 10 ms or more of
+/// warm-up, in none of 90.
+constexpr double kParallelWarmupSeconds = 0.02;
+
+/// The warm-up for code on `threads` threads: kParallelWarmupSeconds with
+/// more than one, else none beyond the warm-up runs.
+inline double getWarmupSeconds(unsigned threads) {
+  return threads > 1 ? kParallelWarmupSeconds : 0;
+}
+
+/// Runs `run` untimed `warmup` times and for at least `warmupSeconds`, then
+/// `repeats` times timed; with `flushCache`, evicts the caches before each
+/// timed run (untimed). `clock` (seconds; a steady clock if empty) times
+/// both.
 TimingStats timeRuns(const std::function<void()> &run, unsigned warmup,
-                     unsigned repeats, bool flushCache);
+                     unsigned repeats, bool flushCache,
+                     double warmupSeconds = 0,
+                     const std::function<double()> &clock = {});
 
 class Measurer {
 public:
