@@ -105,8 +105,8 @@ struct TimingStats {
 /// and the scheduler moves it away only some milliseconds later: timed at
 /// once, both threads of a kernel shared one core in 15-40% of the timings
 /// (half the speed: the "bimodal second vCPU" of earlier 2-thread figures,
-/// 2-vCPU AMD EPYC VM, libomp and libgomp alike); after 10 ms or more of
-/// warm-up, in none of 90.
+/// 2-vCPU AMD EPYC VM, libomp); after 10 or 20 ms of
+/// warm-up, in none of 140.
 constexpr double kParallelWarmupSeconds = 0.02;
 
 /// The warm-up for code on `threads` threads: kParallelWarmupSeconds with
