@@ -561,6 +561,16 @@ int main(int argc, char **argv) {
   // its threads spinning for a while after a parallel region. Let them go
   // idle between the groups of runs so no group competes with the last one.
   double warmupSeconds = getWarmupSeconds(threads);
+  // tcl's contenders run with their OpenMP threads bound to CPUs of their
+  // own (OpenMPThreadPinning); oneDNN's runtime is not touched.
+  auto timeTcl = [&](const Kernel &kernel, const std::vector<Buffer> &inputs,
+                     std::vector<Buffer> &outputs) {
+    std::optional<OpenMPThreadPinning> pinning;
+    if (threads > 1)
+      pinning.emplace();
+    return timeRuns([&] { llvm::consumeError(kernel.run(inputs, outputs)); },
+                    kWarmup, kRepeats, false, warmupSeconds);
+  };
   auto settle = [] {
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
   };
@@ -619,18 +629,12 @@ int main(int argc, char **argv) {
     std::vector<double> defaults, hands, tuneds, oneDNNs, ratios;
     for (unsigned round = 0; round < rounds; ++round) {
       settle();
-      defaults.push_back(gflops(timeRuns(
-          [&] { llvm::consumeError(defaultKernel->run(inputs, outDefault)); },
-          kWarmup, kRepeats, false, warmupSeconds)));
+      defaults.push_back(gflops(timeTcl(*defaultKernel, inputs, outDefault)));
       settle();
-      hands.push_back(gflops(timeRuns(
-          [&] { llvm::consumeError(handKernel->run(inputs, outHand)); },
-          kWarmup, kRepeats, false, warmupSeconds)));
+      hands.push_back(gflops(timeTcl(*handKernel, inputs, outHand)));
       if (tunedKernel) {
         settle();
-        tuneds.push_back(gflops(timeRuns(
-            [&] { llvm::consumeError(tunedKernel->run(inputs, outTuned)); },
-            kWarmup, kRepeats, false, warmupSeconds)));
+        tuneds.push_back(gflops(timeTcl(*tunedKernel, inputs, outTuned)));
       }
       workload.oneDNN(inputs, reference, [&](std::function<void()> run) {
         settle();

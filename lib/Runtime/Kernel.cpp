@@ -28,8 +28,11 @@
 #include <cmath>
 #include <cstring>
 #include <dlfcn.h>
+#include <mutex>
 #include <optional>
+#include <pthread.h>
 #include <random>
+#include <sched.h>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -219,6 +222,101 @@ llvm::Error Kernel::runThenSleepThreads(const std::vector<Buffer> &inputs,
   setBlockTime(blockTime);
   dlclose(runtime);
   return error;
+}
+
+namespace {
+/// libomp's source location record (kmp.h's ident_t), as compiled code
+/// passes it to __kmpc_fork_call.
+struct OpenMPLocation {
+  int32_t reserved1 = 0;
+  int32_t flags = 2; // KMP_IDENT_KMPC
+  int32_t reserved2 = 0;
+  int32_t reserved3 = 0;
+  const char *source = ";tcl;OpenMPThreadPinning;0;0;;";
+};
+
+using OpenMPMicrotask = void (*)(int32_t *, int32_t *, ...);
+using OpenMPForkCall = void (*)(OpenMPLocation *, int32_t, OpenMPMicrotask,
+                                ...);
+
+/// What each team thread does in a pinning region: bind itself to the CPU
+/// of its thread number (or to all `allowed` CPUs) and record that CPU.
+struct PinningRegion {
+  int (*threadNumber)() = nullptr;
+  const std::vector<int> *allowed = nullptr;
+  bool bind = true;
+  std::vector<int> *bound = nullptr;
+  std::mutex *mutex = nullptr;
+};
+
+void runPinningRegion(int32_t *, int32_t *, PinningRegion *region) {
+  int thread = region->threadNumber();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const std::vector<int> &allowed = *region->allowed;
+  int cpu = allowed[thread % allowed.size()];
+  if (region->bind)
+    CPU_SET(cpu, &set);
+  else
+    for (int each : allowed)
+      CPU_SET(each, &set);
+  if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0 ||
+      !region->bind)
+    return;
+  std::lock_guard<std::mutex> lock(*region->mutex);
+  if (region->bound->size() <= static_cast<size_t>(thread))
+    region->bound->resize(thread + 1, -1);
+  (*region->bound)[thread] = cpu;
+}
+
+/// Runs `region` on every thread of libomp's team (`runtime`'s handle).
+bool forkPinningRegion(void *runtime, PinningRegion &region) {
+  auto fork =
+      reinterpret_cast<OpenMPForkCall>(dlsym(runtime, "__kmpc_fork_call"));
+  region.threadNumber =
+      reinterpret_cast<int (*)()>(dlsym(runtime, "omp_get_thread_num"));
+  if (!fork || !region.threadNumber)
+    return false;
+  OpenMPLocation location;
+  fork(&location, 1, reinterpret_cast<OpenMPMicrotask>(&runPinningRegion),
+       &region);
+  return true;
+}
+} // namespace
+
+OpenMPThreadPinning::OpenMPThreadPinning() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0)
+    return;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set))
+      allowedCpus.push_back(cpu);
+  if (allowedCpus.size() < 2)
+    return;
+  // Looked up by handle, as in runThenSleepThreads: GNU's libgomp shares
+  // some of these names.
+  runtime = dlopen(getOpenMPRuntimeLibrary().data(), RTLD_LAZY | RTLD_NOLOAD);
+  if (!runtime)
+    return;
+  std::mutex mutex;
+  PinningRegion region;
+  region.allowed = &allowedCpus;
+  region.bound = &boundCpus;
+  region.mutex = &mutex;
+  if (!forkPinningRegion(runtime, region)) {
+    dlclose(runtime);
+    runtime = nullptr;
+  }
+}
+
+OpenMPThreadPinning::~OpenMPThreadPinning() {
+  if (!runtime)
+    return;
+  PinningRegion region;
+  region.allowed = &allowedCpus;
+  region.bind = false;
+  forkPinningRegion(runtime, region);
+  dlclose(runtime);
 }
 
 //===----------------------------------------------------------------------===//

@@ -31,6 +31,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <optional>
 #include <poll.h>
 #include <sstream>
 #include <sys/socket.h>
@@ -661,10 +662,14 @@ private:
       result.maxError = maxError;
       return result;
     }
+    std::optional<OpenMPThreadPinning> pinning;
+    if (request.threads > 1)
+      pinning.emplace();
     TimingStats stats = timeRuns(
         [&] { llvm::consumeError(candidate->run(reference->inputs, outputs)); },
         request.warmup, request.repeats, request.flush,
         getWarmupSeconds(request.threads));
+    pinning.reset();
     // Otherwise a parallel kernel's threads spin on for 200 ms after the
     // last timed run, on the cores where the other workers build.
     if (request.threads > 1)

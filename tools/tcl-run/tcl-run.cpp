@@ -33,6 +33,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
+#include <optional>
 #include <tuple>
 
 using namespace mlir;
@@ -199,9 +200,13 @@ int main(int argc, char **argv) {
   if (!ok)
     return 3;
 
+  std::optional<OpenMPThreadPinning> pinning;
+  if (platform->getThreads() > 1)
+    pinning.emplace();
   TimingStats stats =
       timeRuns([&] { llvm::consumeError(kernel->run(inputs, outputs)); }, 3,
                repeats, false, getWarmupSeconds(platform->getThreads()));
+  pinning.reset();
   llvm::outs() << llvm::format("time: median %.3f ms, min %.3f ms over %u "
                                "runs",
                                stats.medianSeconds * 1e3,

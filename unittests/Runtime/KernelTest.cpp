@@ -21,6 +21,9 @@
 
 #include <cmath>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -176,6 +179,51 @@ TEST_P(KernelTest, RunsAgainAfterItsThreadsSlept) {
   }
 }
 
+/// The CPUs the calling thread may run on.
+std::vector<int> getCallingThreadCpus() {
+  cpu_set_t set;
+  std::vector<int> cpus;
+  if (pthread_getaffinity_np(pthread_self(), sizeof(set), &set) != 0)
+    return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set))
+      cpus.push_back(cpu);
+  return cpus;
+}
+
+TEST(OpenMPThreadPinningTest, PinnedThreadsRunOnCpusOfTheirOwn) {
+  LoweringOptions options(Platform::host(2));
+  auto kernel = Kernel::jit(kScheduled, "mm_bias_relu", options);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  std::vector<Buffer> inputs = kernel->getSignature().makeRandomInputs(3);
+  std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
+  // A parallel kernel's first run loads the OpenMP runtime.
+  ASSERT_FALSE(bool(kernel->run(inputs, outputs)));
+  std::vector<int> allowed = getCallingThreadCpus();
+  {
+    OpenMPThreadPinning pinning;
+    const std::vector<int> &bound = pinning.getBoundCpus();
+    if (allowed.size() > 1) {
+      // Each team thread on a CPU of its own, the calling thread on the
+      // first; the kernel still computes what it did.
+      ASSERT_FALSE(bound.empty());
+      EXPECT_EQ(getCallingThreadCpus(), std::vector<int>{bound[0]});
+      std::set<int> distinct(bound.begin(), bound.end());
+      EXPECT_EQ(distinct.size(), std::min(bound.size(), allowed.size()));
+      for (int cpu : bound)
+        EXPECT_TRUE(llvm::is_contained(allowed, cpu)) << cpu;
+      outputs = kernel->getSignature().makeOutputs();
+      ASSERT_FALSE(bool(kernel->run(inputs, outputs)));
+      EXPECT_LT(maxAbsDifference(outputs[0].data, expected(inputs)), 1e-4f);
+    } else {
+      // A process on one CPU has nothing to spread its threads over.
+      EXPECT_TRUE(bound.empty());
+    }
+  }
+  // Afterwards every thread may run anywhere again.
+  EXPECT_EQ(getCallingThreadCpus(), allowed);
+}
+
 TEST_P(KernelTest, JitAndSharedLibraryAreBitIdentical) {
   LoweringOptions options(Platform::host(GetParam()));
   auto jitted = Kernel::jit(kScheduled, "mm_bias_relu", options);
@@ -250,8 +298,8 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
 )mlir";
 
 TEST_P(KernelTest, PeeledTilesMatchNaive) {
-  for (auto [source, entry] : {std::pair(kPeeledConv, "conv_relu"),
-                               std::pair(kPeeledMatmul, "mm")}) {
+  for (auto [source, entry] :
+       {std::pair(kPeeledConv, "conv_relu"), std::pair(kPeeledMatmul, "mm")}) {
     LoweringOptions options(Platform::host(GetParam()));
     auto kernel = Kernel::jit(source, entry, options);
     ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
