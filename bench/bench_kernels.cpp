@@ -75,8 +75,6 @@ struct Workload {
   double flops = 0;
   std::string source; // func.func @f, anchor tagged tcl.task = "t"
   std::string handSchedule;
-  /// Zero border of tcl's (pre-padded) input, for convolutions.
-  int64_t inputPad = 0;
   std::function<void(const std::vector<Buffer> &, std::vector<float> &,
                      std::function<void(std::function<void()>)>)>
       oneDNN;
@@ -183,6 +181,72 @@ Workload matmul(int64_t m, int64_t n, int64_t k, unsigned threads) {
 
 /// NHWC convolution, batch 1, input already padded (tcl's operand), oneDNN
 /// given the unpadded input with the same padding.
+/// The input of a convolution workload as tcl's function takes it: the
+/// unpadded NHWC input, which the function pads itself with `tensor.pad`,
+/// as imported models do (so tcl's time includes the padding, and its
+/// schedules may skip kernel taps that read only the zero border, as
+/// oneDNN's do); unpadded convolutions take the part of the input they read.
+struct ConvInput {
+  /// The function's argument type.
+  std::string argumentType;
+  /// What the convolution reads: "%in", or the padding of it.
+  std::string prologue;
+  /// The padded type the convolution reads.
+  std::string paddedType;
+};
+
+ConvInput convInput(int64_t inHW, int64_t paddedHW, int64_t pad,
+                    std::vector<int64_t> channels) {
+  auto type = [&](int64_t hw) {
+    std::vector<int64_t> dims = {1, hw, hw};
+    dims.insert(dims.end(), channels.begin(), channels.end());
+    return shape(dims);
+  };
+  ConvInput input;
+  input.paddedType = type(paddedHW);
+  if (pad == 0) {
+    input.argumentType = input.paddedType;
+    return input;
+  }
+  // The rows the last output row's window ends before (no further).
+  int64_t high = paddedHW - inHW - pad;
+  if (high < 0) {
+    std::fprintf(stderr, "a workload's stride skips more than its padding\n");
+    std::exit(2);
+  }
+  std::string lowList =
+                  "0, " + std::to_string(pad) + ", " + std::to_string(pad),
+              highList =
+                  "0, " + std::to_string(high) + ", " + std::to_string(high);
+  std::string indices = "%i0: index, %i1: index, %i2: index";
+  for (size_t i = 0; i < channels.size(); ++i) {
+    lowList += ", 0";
+    highList += ", 0";
+    indices += ", %c" + std::to_string(i) + ": index";
+  }
+  input.argumentType = type(inHW);
+  input.prologue =
+      "  %in = tensor.pad %x low[" + lowList + "] high[" + highList +
+      "] {\n  ^bb0(" + indices +
+      "):\n    tensor.yield %zero : f32\n  } : " + input.argumentType + " to " +
+      input.paddedType + "\n";
+  return input;
+}
+
+/// oneDNN's NHWC input from tcl's (`tclInput`, either unpadded or the rows
+/// and columns an unpadded convolution reads).
+std::vector<float> oneDNNInput(const Buffer &tclInput, int64_t inHW,
+                               int64_t channels) {
+  int64_t hw = tclInput.shape[1];
+  std::vector<float> src(inHW * inHW * channels, 0.0f);
+  for (int64_t y = 0; y < std::min(inHW, hw); ++y)
+    for (int64_t x = 0; x < std::min(inHW, hw); ++x)
+      for (int64_t ch = 0; ch < channels; ++ch)
+        src[(y * inHW + x) * channels + ch] =
+            tclInput.data[(y * hw + x) * channels + ch];
+  return src;
+}
+
 Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
               int64_t kernel, int64_t stride, int64_t pad, bool depthwise,
               unsigned threads) {
@@ -190,24 +254,26 @@ Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
   int64_t paddedHW = (outHW - 1) * stride + kernel;
   Workload w;
   w.name = label;
-  w.inputPad = pad;
   int64_t outC = depthwise ? c : f;
-  std::string in = shape({1, paddedHW, paddedHW, c});
+  ConvInput input = convInput(inHW, paddedHW, pad, {c});
+  std::string in = input.paddedType;
   std::string wt =
       depthwise ? shape({kernel, kernel, c}) : shape({kernel, kernel, c, f});
   std::string out = shape({1, outHW, outHW, outC});
   std::string op = depthwise ? "linalg.depthwise_conv_2d_nhwc_hwc"
                              : "linalg.conv_2d_nhwc_hwcf";
   std::string s = std::to_string(stride);
-  w.source =
-      "func.func @f(%in: " + in + ", %w: " + wt + ") -> " + out +
-      " {\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " + out +
-      "\n  %o = linalg.fill ins(%zero : f32) outs(%e : " + out + ") -> " + out +
-      "\n  %0 = " + op +
-      " {tcl.task = \"t\", dilations = dense<1> : tensor<2xi64>, "
-      "strides = dense<" +
-      s + "> : tensor<2xi64>} ins(%in, %w : " + in + ", " + wt +
-      ") outs(%o : " + out + ") -> " + out + "\n  return %0 : " + out + "\n}\n";
+  w.source = "func.func @f(%" + std::string(pad ? "x" : "in") + ": " +
+             input.argumentType + ", %w: " + wt + ") -> " + out +
+             " {\n  %zero = arith.constant 0.0 : f32\n" + input.prologue +
+             "  %e = tensor.empty() : " + out +
+             "\n  %o = linalg.fill ins(%zero : f32) outs(%e : " + out +
+             ") -> " + out + "\n  %0 = " + op +
+             " {tcl.task = \"t\", dilations = dense<1> : tensor<2xi64>, "
+             "strides = dense<" +
+             s + "> : tensor<2xi64>} ins(%in, %w : " + in + ", " + wt +
+             ") outs(%o : " + out + ") -> " + out + "\n  return %0 : " + out +
+             "\n}\n";
   // Hand schedule: a wider output tile (16 columns when they divide) and
   // 4 input channels per step.
   int64_t cols =
@@ -257,17 +323,7 @@ Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
         prop_kind::forward_inference, algorithm::convolution_direct, srcMd,
         wAny, dstMd, {stride, stride}, {pad, pad}, {pad, pad});
     convolution_forward::primitive_desc pd(desc, eng);
-    // The unpadded input: the interior of tcl's padded input (the border
-    // tcl sees is zero-filled here so both compute the same thing).
-    std::vector<float> src(inHW * inHW * c, 0.0f);
-    for (int64_t y = 0; y < inHW; ++y)
-      for (int64_t x = 0; x < inHW; ++x)
-        for (int64_t ch = 0; ch < c; ++ch) {
-          int64_t py = y + pad, px = x + pad;
-          if (py < paddedHW && px < paddedHW)
-            src[(y * inHW + x) * c + ch] =
-                inputs[0].data[(py * paddedHW + px) * c + ch];
-        }
+    std::vector<float> src = oneDNNInput(inputs[0], inHW, c);
     // Weights from HWCF/HWC to oneDNN's preferred layout, outside timing.
     memory::desc wUser(wDims, dt::f32, depthwise ? tag::hwigo : tag::hwio);
     memory wUserMem(wUser, eng, const_cast<float *>(inputs[1].data.data()));
@@ -299,15 +355,17 @@ Workload groupedConv(std::string label, int64_t inHW, int64_t c, int64_t f,
   int64_t cg = c / groups, fg = f / groups;
   Workload w;
   w.name = label;
-  w.inputPad = pad;
-  std::string in = shape({1, paddedHW, paddedHW, groups, cg});
+  ConvInput input = convInput(inHW, paddedHW, pad, {groups, cg});
+  std::string in = input.paddedType;
   std::string wt = shape({groups, kernel, kernel, cg, fg});
   std::string out = shape({1, outHW, outHW, groups, fg});
   std::string s = std::to_string(stride);
   std::string dims = "(n, oh, ow, g, f, kh, kw, c)";
   w.source =
-      "func.func @f(%in: " + in + ", %w: " + wt + ") -> " + out +
-      " {\n  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " + out +
+      "func.func @f(%" + std::string(pad ? "x" : "in") + ": " +
+      input.argumentType + ", %w: " + wt + ") -> " + out +
+      " {\n  %zero = arith.constant 0.0 : f32\n" + input.prologue +
+      "  %e = tensor.empty() : " + out +
       "\n  %o = linalg.fill ins(%zero : f32) outs(%e : " + out + ") -> " + out +
       "\n  %0 = linalg.generic {indexing_maps = [affine_map<" + dims +
       " -> (n, oh * " + s + " + kh, ow * " + s + " + kw, g, c)>, affine_map<" +
@@ -353,15 +411,7 @@ Workload groupedConv(std::string label, int64_t inHW, int64_t c, int64_t f,
         prop_kind::forward_inference, algorithm::convolution_direct, srcMd,
         wAny, dstMd, {stride, stride}, {pad, pad}, {pad, pad});
     convolution_forward::primitive_desc pd(desc, eng);
-    std::vector<float> src(inHW * inHW * c, 0.0f);
-    for (int64_t y = 0; y < inHW; ++y)
-      for (int64_t x = 0; x < inHW; ++x)
-        for (int64_t ch = 0; ch < c; ++ch) {
-          int64_t py = y + pad, px = x + pad;
-          if (py < paddedHW && px < paddedHW)
-            src[(y * inHW + x) * c + ch] =
-                inputs[0].data[(py * paddedHW + px) * c + ch];
-        }
+    std::vector<float> src = oneDNNInput(inputs[0], inHW, c);
     // tcl's [G, KH, KW, C/G, F/G] is oneDNN's ghwio.
     memory::desc wUser(wDims, dt::f32, tag::ghwio);
     memory wUserMem(wUser, eng, const_cast<float *>(inputs[1].data.data()));
@@ -379,20 +429,6 @@ Workload groupedConv(std::string label, int64_t inHW, int64_t c, int64_t f,
     });
   };
   return w;
-}
-
-/// The padded input of tcl equals oneDNN's input with zero padding only if
-/// its border is zero: zero it.
-void zeroBorder(Buffer &input, int64_t pad) {
-  // Channels: the dimensions after H and W ([C] or grouped [G, C/G]).
-  int64_t hw = input.shape[1], c = 1;
-  for (size_t dim = 3; dim < input.shape.size(); ++dim)
-    c *= input.shape[dim];
-  for (int64_t y = 0; y < hw; ++y)
-    for (int64_t x = 0; x < hw; ++x)
-      if (y < pad || x < pad || y >= hw - pad || x >= hw - pad)
-        for (int64_t ch = 0; ch < c; ++ch)
-          input.data[(y * hw + x) * c + ch] = 0.0f;
 }
 
 struct Row {
@@ -619,8 +655,6 @@ int main(int argc, char **argv) {
     }
     std::vector<Buffer> inputs =
         defaultKernel->getSignature().makeRandomInputs(/*seed=*/1);
-    if (workload.inputPad > 0)
-      zeroBorder(inputs[0], workload.inputPad);
     std::vector<Buffer> outDefault =
         defaultKernel->getSignature().makeOutputs();
     std::vector<Buffer> outHand = handKernel->getSignature().makeOutputs();

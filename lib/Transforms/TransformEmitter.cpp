@@ -117,6 +117,12 @@ private:
                              unsigned numDims);
   LogicalResult emitPad(tcl::PadOp op, const ScheduleState &before);
   LogicalResult emitVectorize(tcl::VectorizeOp op, const ScheduleState &before);
+  /// After the last tile level of a convolution: its kernel-window loops
+  /// skip the taps that read only the zero padding of its input (what a
+  /// one-tap window tile makes possible, SkipZeroBorderTapsOp). Not where
+  /// the schedule unrolls a window loop: its trip count would no longer be
+  /// static.
+  void emitSkipZeroBorderTaps(Location loc);
   Value getLoop(unsigned level, int64_t dim);
 
   OpBuilder &b;
@@ -491,6 +497,23 @@ LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
   return success();
 }
 
+void TransformEmitter::emitSkipZeroBorderTaps(Location loc) {
+  const AnchorInfo *info = finalState.anchor;
+  if (finalState.levels.back().parallel || !info || !info->heightDims ||
+      !info->widthDims)
+    return;
+  bool unrollsWindow =
+      llvm::any_of(schedule.getBody().front(), [&](Operation &primitive) {
+        auto unroll = dyn_cast<UnrollOp>(&primitive);
+        return unroll && (unroll.getDim() == info->heightDims->window ||
+                          unroll.getDim() == info->widthDims->window);
+      });
+  // The op skips pooling windows (their padding is not a zero that adds
+  // nothing) and whatever else it cannot see through.
+  if (!unrollsWindow)
+    b.create<SkipZeroBorderTapsOp>(loc, anchor);
+}
+
 Value TransformEmitter::getLoop(unsigned level, int64_t dim) {
   SmallVector<int64_t> order = finalState.levels[level].loopDims();
   return levelLoops[level][llvm::find(order, dim) - order.begin()];
@@ -514,6 +537,8 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
               if (failed(emitTile(tile, levelIndex++, *state)))
                 return failure();
               tagNest(loc);
+              if (levelIndex == finalState.levels.size())
+                emitSkipZeroBorderTaps(loc);
               return success();
             })
             .Case([&](DecomposeOp) {

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Transform/IR/TransformTypes.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -108,8 +109,8 @@ PeelPartialLoopsOp::apply(transform::TransformRewriter &rewriter,
       ++result;
     return result;
   };
-  llvm::sort(
-      loops, [&](scf::ForOp a, scf::ForOp b) { return depth(a) > depth(b); });
+  llvm::sort(loops,
+             [&](scf::ForOp a, scf::ForOp b) { return depth(a) > depth(b); });
   SmallVector<scf::ForOp> peeled;
   for (scf::ForOp loop : loops) {
     std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
@@ -156,6 +157,207 @@ PeelPartialLoopsOp::apply(transform::TransformRewriter &rewriter,
 }
 
 void PeelPartialLoopsOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::modifiesPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// SkipZeroBorderTapsOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A spatial dimension of a convolution: its input operand's dimension and
+/// its filter operand's kernel-window dimension.
+struct ConvWindowDim {
+  unsigned input;
+  unsigned filter;
+};
+
+/// One offset along a dimension in a chain of slices, as a function of a
+/// loop's induction variable: `base + coefficient * iv`, `base` built
+/// before the loop.
+struct LinearOffset {
+  Value base;
+  int64_t coefficient = 0;
+};
+} // namespace
+
+/// The H and W window dimensions of the convolutions whose zero-border taps
+/// can be skipped (none for other ops).
+static SmallVector<ConvWindowDim> getConvWindowDims(linalg::LinalgOp op) {
+  if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(op))
+    return {{1, 0}, {2, 1}};
+  // Input [N, H, W, G, C], filter [G, KH, KW, C, F].
+  if (matchGroupedConv(op))
+    return {{1, 1}, {2, 2}};
+  return {};
+}
+
+/// The zero-padded tensor that `value` is a unit-stride, rank-preserving
+/// slice of (through any number of such slices), with the slices' offsets
+/// along `dim`; null if there is none.
+static tensor::PadOp getZeroPadding(Value value, unsigned dim,
+                                    SmallVector<OpFoldResult> &offsets) {
+  while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!slice.hasUnitStride() ||
+        slice.getSourceType().getRank() != slice.getResultType().getRank())
+      return {};
+    offsets.push_back(slice.getMixedOffsets()[dim]);
+    value = slice.getSource();
+  }
+  auto pad = value.getDefiningOp<tensor::PadOp>();
+  if (!pad)
+    return {};
+  Value padding = pad.getConstantPaddingValue();
+  if (!padding || !(matchPattern(padding, m_AnyZeroFloat()) ||
+                    matchPattern(padding, m_Zero())))
+    return {};
+  return pad;
+}
+
+/// `offset` as `base + coefficient * iv` of `loop`'s induction variable,
+/// its base built before the loop: a constant, a value defined outside the
+/// loop, the induction variable, or an affine.apply of those.
+static std::optional<LinearOffset>
+getLinearOffset(RewriterBase &rewriter, scf::ForOp loop, OpFoldResult offset) {
+  Location loc = loop.getLoc();
+  Value iv = loop.getInductionVar();
+  if (std::optional<int64_t> constant = getConstantIntValue(offset))
+    return LinearOffset{rewriter.create<arith::ConstantIndexOp>(loc, *constant),
+                        0};
+  Value value = cast<Value>(offset);
+  if (loop.isDefinedOutsideOfLoop(value))
+    return LinearOffset{value, 0};
+  if (value == iv)
+    return LinearOffset{rewriter.create<arith::ConstantIndexOp>(loc, 0), 1};
+  auto apply = value.getDefiningOp<affine::AffineApplyOp>();
+  if (!apply || !llvm::all_of(apply.getOperands(), [&](Value operand) {
+        return operand == iv || loop.isDefinedOutsideOfLoop(operand);
+      }))
+    return std::nullopt;
+  // The base is the map at iv = 0; the coefficient its change from 0 to 1
+  // (with the other operands at 0), which must double from 0 to 2.
+  AffineMap map = apply.getAffineMap();
+  auto evaluate = [&](int64_t ivValue) -> std::optional<int64_t> {
+    SmallVector<Attribute> operands;
+    for (Value operand : apply.getOperands())
+      operands.push_back(
+          rewriter.getIndexAttr(operand == iv ? ivValue : int64_t(0)));
+    SmallVector<Attribute> results;
+    if (map.getNumResults() != 1 || failed(map.constantFold(operands, results)))
+      return std::nullopt;
+    auto result = dyn_cast<IntegerAttr>(results.front());
+    if (!result)
+      return std::nullopt;
+    return result.getInt();
+  };
+  std::optional<int64_t> at0 = evaluate(0), at1 = evaluate(1),
+                         at2 = evaluate(2);
+  if (!at0 || !at1 || !at2 || *at2 - *at0 != 2 * (*at1 - *at0))
+    return std::nullopt;
+  SmallVector<Value> operands(apply.getOperands());
+  Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+  for (Value &operand : operands)
+    if (operand == iv)
+      operand = zero;
+  Value base = rewriter.create<affine::AffineApplyOp>(loc, map, operands);
+  return LinearOffset{base, *at1 - *at0};
+}
+
+/// Narrows the loop of `target`'s window dimension `dim` to the taps whose
+/// input is not all zero border; false if it cannot tell which they are.
+static bool skipZeroBorderTaps(RewriterBase &rewriter, linalg::LinalgOp target,
+                               ConvWindowDim dim) {
+  Value filter = target.getDpsInputOperand(1)->get();
+  auto filterSlice = filter.getDefiningOp<tensor::ExtractSliceOp>();
+  auto filterType = dyn_cast<RankedTensorType>(filter.getType());
+  if (!filterSlice || !filterType || filterType.getDimSize(dim.filter) != 1)
+    return false;
+  auto tap = dyn_cast<Value>(filterSlice.getMixedOffsets()[dim.filter]);
+  auto loop =
+      tap ? dyn_cast_or_null<scf::ForOp>(scf::getForInductionVarOwner(tap))
+          : scf::ForOp();
+  std::optional<int64_t> step =
+      loop ? getConstantIntValue(loop.getStep()) : std::nullopt;
+  if (!loop || step != 1 || !loop->isProperAncestor(target))
+    return false;
+  // Skipping an iteration skips the target's contribution and nothing else.
+  bool alone = true;
+  loop.getBody()->walk([&](linalg::LinalgOp op) {
+    alone &= op.getOperation() == target.getOperation();
+  });
+  if (!alone)
+    return false;
+
+  Value input = target.getDpsInputOperand(0)->get();
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> offsets;
+  tensor::PadOp pad = getZeroPadding(input, dim.input, offsets);
+  if (!pad || !inputType || inputType.isDynamicDim(dim.input) ||
+      pad.getSourceType().isDynamicDim(dim.input) ||
+      ShapedType::isDynamic(pad.getStaticLow()[dim.input]))
+    return false;
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(loop);
+  Location loc = loop.getLoc();
+  // The tile reads rows [offset, offset + span) of the padded input, the
+  // rows [low, low + rows) of which are not padding.
+  Value base = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+  int64_t coefficient = 0;
+  for (OpFoldResult offset : offsets) {
+    std::optional<LinearOffset> linear =
+        getLinearOffset(rewriter, loop, offset);
+    if (!linear)
+      return false;
+    base = rewriter.create<arith::AddIOp>(loc, base, linear->base);
+    coefficient += linear->coefficient;
+  }
+  if (coefficient <= 0)
+    return false;
+  int64_t span = inputType.getDimSize(dim.input);
+  int64_t low = pad.getStaticLow()[dim.input];
+  int64_t rows = pad.getSourceType().getDimSize(dim.input);
+  auto constant = [&](int64_t value) {
+    return rewriter.create<arith::ConstantIndexOp>(loc, value);
+  };
+  // A tap iv reads some row that is not padding iff
+  // base + c * iv + span > low and base + c * iv < low + rows.
+  Value first = rewriter.create<arith::AddIOp>(
+      loc,
+      rewriter.create<arith::FloorDivSIOp>(
+          loc, rewriter.create<arith::SubIOp>(loc, constant(low - span), base),
+          constant(coefficient)),
+      constant(1));
+  Value end = rewriter.create<arith::CeilDivSIOp>(
+      loc, rewriter.create<arith::SubIOp>(loc, constant(low + rows), base),
+      constant(coefficient));
+  Value lower =
+      rewriter.create<arith::MaxSIOp>(loc, loop.getLowerBound(), first);
+  Value upper = rewriter.create<arith::MinSIOp>(loc, loop.getUpperBound(), end);
+  rewriter.modifyOpInPlace(loop, [&] {
+    loop.setLowerBound(lower);
+    loop.setUpperBound(upper);
+  });
+  return true;
+}
+
+DiagnosedSilenceableFailure
+SkipZeroBorderTapsOp::apply(transform::TransformRewriter &rewriter,
+                            transform::TransformResults &,
+                            transform::TransformState &state) {
+  for (Operation *op : state.getPayloadOps(getTarget())) {
+    auto target = dyn_cast<linalg::LinalgOp>(op);
+    if (!target || !target.hasPureTensorSemantics())
+      continue;
+    for (ConvWindowDim dim : getConvWindowDims(target))
+      skipZeroBorderTaps(rewriter, target, dim);
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+
+void SkipZeroBorderTapsOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   transform::onlyReadsHandle(getTargetMutable(), effects);
   transform::modifiesPayload(effects);

@@ -71,4 +71,32 @@ def PeelPartialLoopsOp : Op<Transform_Dialect, "tcl.peel_partial_loops",
   let assemblyFormat = "$target attr-dict `:` type($target)";
 }
 
+def SkipZeroBorderTapsOp : Op<Transform_Dialect, "tcl.skip_zero_border_taps",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Narrows a tiled convolution's kernel-window loops to the "
+                "taps that read more than the zero border of its input";
+  let description = [{
+    Each target is a tile of a 2-D convolution on tensors
+    (`linalg.conv_2d_nhwc_hwcf`, `linalg.depthwise_conv_2d_nhwc_hwc` or
+    tcl's grouped convolution) whose input is a unit-stride slice, directly
+    or through other such slices, of a `tensor.pad` with a zero padding
+    value and static low padding. Where the tile's kernel-window offset
+    along H or W is the induction variable of an enclosing `scf.for` of
+    step 1 (a window tile of one tap) that holds no other structured op, the
+    loop's bounds become those of the taps whose input rows (columns) are not
+    all in the padding: the skipped taps would only add zero products. The
+    new bounds are computed before the loop from the values the offsets are
+    made of (an affine.apply of the induction variable and values defined
+    outside the loop); a loop whose offsets depend on anything else is left
+    as it is, as are targets of other kinds. A convolution on a 7x7 map with
+    a 3x3 kernel and a border of 1 then runs 19 of 21 kernel rows per output
+    column tile, as the vendor library does.
+  }];
+  let cppNamespace = "::mlir::tcl";
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+}
+
 #endif // TCL_TRANSFORMS_TRANSFORMOPS_TD
