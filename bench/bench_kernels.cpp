@@ -179,8 +179,6 @@ Workload matmul(int64_t m, int64_t n, int64_t k, unsigned threads) {
   return w;
 }
 
-/// NHWC convolution, batch 1, input already padded (tcl's operand), oneDNN
-/// given the unpadded input with the same padding.
 /// The input of a convolution workload as tcl's function takes it: the
 /// unpadded NHWC input, which the function pads itself with `tensor.pad`,
 /// as imported models do (so tcl's time includes the padding, and its
@@ -247,6 +245,8 @@ std::vector<float> oneDNNInput(const Buffer &tclInput, int64_t inHW,
   return src;
 }
 
+/// NHWC convolution, batch 1: tcl's function pads the unpadded input itself
+/// (convInput), oneDNN is given it with the same padding.
 Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
               int64_t kernel, int64_t stride, int64_t pad, bool depthwise,
               unsigned threads) {

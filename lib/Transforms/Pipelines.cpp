@@ -119,6 +119,9 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   // Loops: leftover linalg ops become loops (one long loop where their
   // elements are contiguous), scf.forall becomes scf.parallel.
   pm.addNestedPass<func::FuncOp>(createCollapseContiguousLoops());
+  ParallelizeLeftoverOpsOptions leftovers;
+  leftovers.numThreads = options.platform.getThreads();
+  pm.addNestedPass<func::FuncOp>(createParallelizeLeftoverOps(leftovers));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createForallToParallelLoopPass());
 

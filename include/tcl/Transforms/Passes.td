@@ -64,6 +64,31 @@ def LowerVector : Pass<"tcl-lower-vector", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def ParallelizeLeftoverOps
+    : Pass<"tcl-parallelize-leftover-ops", "::mlir::func::FuncOp"> {
+  let summary = "Splits large leftover elementwise ops on buffers among the "
+                "threads";
+  let description = [{
+    Runs after tcl-collapse-contiguous-loops, before the linalg ops that no
+    schedule covered (the fill and copy of a padded convolution input, layout
+    transposes, unfused elementwise ops) become loops. With more than one
+    thread, such an op (all loops parallel, static, on buffers, outside any
+    loop) of at least 16384 elements is tiled along its first loop of at
+    least as many iterations as threads into one `scf.parallel` of a tile a
+    thread, which the OpenMP conversion then runs on the team. Before, they
+    ran on one thread: at 2 threads the padding of a depthwise convolution's
+    input took longer than the convolution.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"numThreads", "num-threads", "unsigned", /*default=*/"1",
+           "Threads the parallel loops run on">,
+  ];
+}
+
 def CollapseContiguousLoops
     : Pass<"tcl-collapse-contiguous-loops", "::mlir::func::FuncOp"> {
   let summary = "Merges the contiguous loops of leftover elementwise ops on buffers";
