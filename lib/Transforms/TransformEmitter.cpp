@@ -109,6 +109,10 @@ private:
   /// divide their range, and finds the anchor, the loops and the fused ops
   /// (now with copies in the remainder loops) again.
   void peelLevel(Location loc, unsigned levelIndex);
+  /// Runs what `transform` emits, which copies or replaces the loops, the
+  /// anchor or the fused ops, and finds them (copies included) again by
+  /// attributes set before.
+  void withOpsCopied(Location loc, llvm::function_ref<void()> transform);
   LogicalResult emitFusedTile(TileOp op, const TileLevel &level);
   /// The GPU thread level of a schedule whose block level fused ops into
   /// its loop: tiles the outermost of them and fuses the others.
@@ -243,30 +247,39 @@ LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex,
   return success();
 }
 
-void TransformEmitter::peelLevel(Location loc, unsigned levelIndex) {
-  SmallVector<Value> &loops = levelLoops[levelIndex];
+void TransformEmitter::withOpsCopied(Location loc,
+                                     llvm::function_ref<void()> transform) {
   auto annotate = [&](Value handle, StringRef name) {
     b.create<transform::AnnotateOp>(loc, handle, name, /*param=*/Value());
   };
-  for (auto [position, loop] : llvm::enumerate(loops))
-    annotate(loop, getLoopAttrName(levelIndex, position));
+  for (auto [levelIndex, loops] : llvm::enumerate(levelLoops))
+    for (auto [position, loop] : llvm::enumerate(loops))
+      annotate(loop, getLoopAttrName(levelIndex, position));
   annotate(anchor, kAnchorCopyAttrName);
   for (auto [index, fused] : llvm::enumerate(fusedOps))
     annotate(fused.handle, getFusedAttrName(index));
   tagNest(loc);
-  Value allLoops = loops.front();
-  if (loops.size() > 1)
-    allLoops = b.create<transform::MergeHandlesOp>(loc, loops,
-                                                   /*deduplicate=*/false);
-  b.create<PeelPartialLoopsOp>(loc, allLoops);
+  transform();
   auto find = [&](StringRef name) {
     return matchTagged(loc, b.getNamedAttr(name, b.getUnitAttr()));
   };
-  for (auto [position, loop] : llvm::enumerate(loops))
-    loop = find(getLoopAttrName(levelIndex, position));
+  for (auto [levelIndex, loops] : llvm::enumerate(levelLoops))
+    for (auto [position, loop] : llvm::enumerate(loops))
+      loop = find(getLoopAttrName(levelIndex, position));
   anchor = find(kAnchorCopyAttrName);
   for (auto [index, fused] : llvm::enumerate(fusedOps))
     fused.handle = find(getFusedAttrName(index));
+}
+
+void TransformEmitter::peelLevel(Location loc, unsigned levelIndex) {
+  withOpsCopied(loc, [&] {
+    SmallVector<Value> &loops = levelLoops[levelIndex];
+    Value allLoops = loops.front();
+    if (loops.size() > 1)
+      allLoops = b.create<transform::MergeHandlesOp>(loc, loops,
+                                                     /*deduplicate=*/false);
+    b.create<PeelPartialLoopsOp>(loc, allLoops);
+  });
 }
 
 LogicalResult TransformEmitter::emitFusedTile(TileOp op,
@@ -512,6 +525,9 @@ void TransformEmitter::emitSkipZeroBorderTaps(Location loc) {
   // nothing) and whatever else it cannot see through.
   if (!unrollsWindow)
     b.create<SkipZeroBorderTapsOp>(loc, anchor);
+  // Then the tiles read the unpadded input where they lie inside it, and
+  // the others pad themselves: no padded copy of the input is made.
+  withOpsCopied(loc, [&] { b.create<FoldPaddingIntoTilesOp>(loc, anchor); });
 }
 
 Value TransformEmitter::getLoop(unsigned level, int64_t dim) {

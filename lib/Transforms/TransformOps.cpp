@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformTypes.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -377,6 +378,7 @@ public:
     declareGeneratedDialect<tensor::TensorDialect>();
     declareGeneratedDialect<scf::SCFDialect>();
     declareGeneratedDialect<affine::AffineDialect>();
+    declareGeneratedDialect<vector::VectorDialect>();
     registerTransformOps<
 #define GET_OP_LIST
 #include "tcl/Transforms/TransformOps.cpp.inc"

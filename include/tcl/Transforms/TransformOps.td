@@ -99,4 +99,44 @@ def SkipZeroBorderTapsOp : Op<Transform_Dialect, "tcl.skip_zero_border_taps",
   let assemblyFormat = "$target attr-dict `:` type($target)";
 }
 
+def FoldPaddingIntoTilesOp : Op<Transform_Dialect,
+    "tcl.fold_padding_into_tiles",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Tiles of a tiled op read its padded input from the "
+                "unpadded tensor instead of a padded copy";
+  let description = [{
+    Each target is a tiled op on tensors whose first input is a unit-stride
+    slice, directly or through other such slices, of a `tensor.pad` with a
+    constant padding value, static padding and static shapes, which only
+    such slices inside loops use. The padded tensor is then never built
+    (a copy of the whole input and a fill of its border, before the op):
+
+    - slices of slices of the padded tensor become one slice of it;
+    - along each padded dimension, the innermost enclosing `scf.for` whose
+      induction variable moves the slice (preferring the loops of the
+      target's output tile) is split in three: the iterations before the
+      first whose slice lies inside the source along that dimension, those
+      that do, and those after (bounds computed before the loop, constants
+      where everything is static; the offsets must be affine in induction
+      variables and values defined outside, loops nested inside the split
+      one need constant ranges, or `arith.maxsi`/`arith.minsi` bounds with
+      a constant);
+    - a slice inside the source along every padded dimension reads the
+      source directly; any other slice (in the first or the last part of a
+      split) becomes a small padded tile of its own: the padding value
+      filled into a tensor of the slice's static shape, the part of the
+      source it covers inserted into it.
+
+    Ops of other kinds, and pads used otherwise or whose slices cannot be
+    analyzed, are left as they are. Loops are cloned: handles to ops inside
+    them are invalidated, and schedules find the ops again by their
+    attributes, which are copied.
+  }];
+  let cppNamespace = "::mlir::tcl";
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+}
+
 #endif // TCL_TRANSFORMS_TRANSFORMOPS_TD

@@ -1,0 +1,84 @@
+// Tiles that read the unpadded input and tiles that pad themselves
+// (fold-padding-into-tiles.mlir) compute what plain loops do: a depthwise
+// convolution with the default schedule's primitives, a stride of 2 with an
+// uneven border, a convolution tiled twice (slices of slices), and a max
+// pooling, whose padding is -inf.
+// REQUIRES: tcl-run
+// RUN: tcl-run %s --entry=depthwise | FileCheck %s
+// RUN: tcl-run %s --entry=strided | FileCheck %s
+// RUN: tcl-run %s --entry=conv | FileCheck %s
+// RUN: tcl-run %s --entry=pool | FileCheck %s
+// CHECK: against plain loops: ok
+// RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s --check-prefix=FOLDED
+// FOLDED-NOT: tensor.pad
+
+func.func @depthwise(%x: tensor<1x16x128x16xf32>, %w: tensor<3x3x16xf32>) -> tensor<1x16x128x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x128x16xf32> to tensor<1x18x130x16xf32>
+  %e = tensor.empty() : tensor<1x16x128x16xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x128x16xf32>) -> tensor<1x16x128x16xf32>
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc {tcl.task = "depthwise", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : tensor<1x18x130x16xf32>, tensor<3x3x16xf32>) outs(%o : tensor<1x16x128x16xf32>) -> tensor<1x16x128x16xf32>
+  return %0 : tensor<1x16x128x16xf32>
+}
+tcl.sched.schedule task "depthwise" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x86-sse42" loops [1 parallel, 16 parallel, 128 parallel, 16 parallel, 3 reduction, 3 reduction] {
+  tcl.sched.tile [0, 1, 8, 8, 1, 0]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+}
+
+func.func @strided(%x: tensor<1x14x67x8xf32>, %w: tensor<3x3x8xf32>) -> tensor<1x7x33x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0] high[0, 0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x14x67x8xf32> to tensor<1x15x68x8xf32>
+  %e = tensor.empty() : tensor<1x7x33x8xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x33x8xf32>) -> tensor<1x7x33x8xf32>
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc {tcl.task = "strided", dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %w : tensor<1x15x68x8xf32>, tensor<3x3x8xf32>) outs(%o : tensor<1x7x33x8xf32>) -> tensor<1x7x33x8xf32>
+  return %0 : tensor<1x7x33x8xf32>
+}
+tcl.sched.schedule task "strided" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x86-sse42" loops [1 parallel, 7 parallel, 33 parallel, 8 parallel, 3 reduction, 3 reduction] {
+  tcl.sched.tile [0, 1, 3, 4, 1, 0]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+}
+
+func.func @conv(%x: tensor<1x16x40x8xf32>, %w: tensor<3x3x8x8xf32>) -> tensor<1x16x40x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x40x8xf32> to tensor<1x18x42x8xf32>
+  %e = tensor.empty() : tensor<1x16x40x8xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x40x8xf32>) -> tensor<1x16x40x8xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {tcl.task = "conv", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : tensor<1x18x42x8xf32>, tensor<3x3x8x8xf32>) outs(%o : tensor<1x16x40x8xf32>) -> tensor<1x16x40x8xf32>
+  return %0 : tensor<1x16x40x8xf32>
+}
+tcl.sched.schedule task "conv" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-sse42" loops [1 parallel, 16 parallel, 40 parallel, 8 parallel, 3 reduction, 3 reduction, 8 reduction] {
+  tcl.sched.tile [0, 4, 0, 0, 0, 0, 0]
+  tcl.sched.tile [0, 1, 4, 0, 1, 1, 1]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+}
+
+func.func @pool(%x: tensor<1x32x128x8xf32>) -> tensor<1x32x128x8xf32> {
+  %lowest = arith.constant 0xFF800000 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %lowest : f32
+  } : tensor<1x32x128x8xf32> to tensor<1x34x130x8xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %e = tensor.empty() : tensor<1x32x128x8xf32>
+  %o = linalg.fill ins(%lowest : f32) outs(%e : tensor<1x32x128x8xf32>) -> tensor<1x32x128x8xf32>
+  %0 = linalg.pooling_nhwc_max {tcl.task = "pool", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %window : tensor<1x34x130x8xf32>, tensor<3x3xf32>) outs(%o : tensor<1x32x128x8xf32>) -> tensor<1x32x128x8xf32>
+  return %0 : tensor<1x32x128x8xf32>
+}
+tcl.sched.schedule task "pool" anchor "linalg.pooling_nhwc_max" target "x86-sse42" loops [1 parallel, 32 parallel, 128 parallel, 8 parallel, 3 reduction, 3 reduction] {
+  tcl.sched.tile [0, 1, 8, 8, 1, 0]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+}
