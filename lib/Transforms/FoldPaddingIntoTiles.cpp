@@ -120,6 +120,24 @@ static std::optional<int64_t> getConstantUpperBound(Value bound) {
   return std::nullopt;
 }
 
+/// The smallest and largest values the induction variable of `loop` takes,
+/// where constants bound them; none if the loop may not run.
+static std::optional<std::pair<int64_t, int64_t>>
+getIterationRange(scf::ForOp loop) {
+  std::optional<int64_t> first = getConstantLowerBound(loop.getLowerBound());
+  std::optional<int64_t> end = getConstantUpperBound(loop.getUpperBound());
+  if (!first || !end || *end <= *first)
+    return std::nullopt;
+  int64_t last = *end - 1;
+  // With an exact start and a constant step, the last value is a step's
+  // multiple from it (a column loop 0 to 120 by 8 ends at 112).
+  std::optional<int64_t> start = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (start && step && *step > 0)
+    last = *start + (*end - 1 - *start) / *step * *step;
+  return std::make_pair(*first, last);
+}
+
 /// Whether `slice` takes a unit-stride, rank-preserving slice.
 static bool isPlainSlice(Operation *op) {
   auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
@@ -136,13 +154,25 @@ getOutputTileValues(tensor::ExtractSliceOp slice) {
     auto consumer = dyn_cast<DestinationStyleOpInterface>(user);
     if (!consumer || consumer.getNumDpsInits() == 0)
       continue;
+    // Up through slices of the output and the accumulators of reduction
+    // loops (a kernel row's loop carries the output tile it adds to).
     Value output = consumer.getDpsInitOperand(0)->get();
-    while (auto outputSlice = output.getDefiningOp<tensor::ExtractSliceOp>()) {
-      for (OpFoldResult offset : outputSlice.getMixedOffsets())
-        if (std::optional<LinearIndex> index = getLinearIndex(offset))
-          for (auto [value, coefficient] : index->terms)
-            values.insert(value);
-      output = outputSlice.getSource();
+    while (true) {
+      if (auto outputSlice = output.getDefiningOp<tensor::ExtractSliceOp>()) {
+        for (OpFoldResult offset : outputSlice.getMixedOffsets())
+          if (std::optional<LinearIndex> index = getLinearIndex(offset))
+            for (auto [value, coefficient] : index->terms)
+              values.insert(value);
+        output = outputSlice.getSource();
+        continue;
+      }
+      auto iterArg = dyn_cast<BlockArgument>(output);
+      auto loop = iterArg
+                      ? dyn_cast<scf::ForOp>(iterArg.getOwner()->getParentOp())
+                      : scf::ForOp();
+      if (!loop || iterArg.getArgNumber() == 0)
+        break;
+      output = loop.getInitArgs()[iterArg.getArgNumber() - 1];
     }
   }
   return values;
@@ -158,20 +188,17 @@ getInteriorCondition(tensor::PadOp pad, tensor::ExtractSliceOp slice,
   if (!index)
     return std::nullopt;
   // The loop: the innermost enclosing one whose induction variable moves the
-  // slice forward, one of the output tile's loops if any is.
+  // slice forward and the output tile too. (Not a kernel-window loop: its
+  // side taps would copy a padded tile for every input channel.)
   llvm::SmallPtrSet<Value, 8> outputValues = getOutputTileValues(slice);
   scf::ForOp loop;
-  bool loopMovesOutput = false;
   for (auto [value, coefficient] : index->terms) {
     auto owner = scf::getForInductionVarOwner(value);
-    if (!owner || coefficient <= 0 || !owner->isProperAncestor(slice))
+    if (!owner || coefficient <= 0 || !owner->isProperAncestor(slice) ||
+        !outputValues.contains(value))
       continue;
-    bool movesOutput = outputValues.contains(value);
-    if (!loop || (movesOutput && !loopMovesOutput) ||
-        (movesOutput == loopMovesOutput && loop->isProperAncestor(owner))) {
+    if (!loop || loop->isProperAncestor(owner))
       loop = owner;
-      loopMovesOutput = movesOutput;
-    }
   }
   std::optional<int64_t> step =
       loop ? getConstantIntValue(loop.getStep()) : std::nullopt;
@@ -201,9 +228,11 @@ getInteriorCondition(tensor::PadOp pad, tensor::ExtractSliceOp slice,
     std::optional<int64_t> end = getConstantUpperBound(inner.getUpperBound());
     if (!first || !end)
       return std::nullopt;
-    if (*end <= *first)
+    std::optional<std::pair<int64_t, int64_t>> range = getIterationRange(inner);
+    if (!range)
       continue; // The loop never runs.
-    int64_t lowest = coefficient * *first, highest = coefficient * (*end - 1);
+    int64_t lowest = coefficient * range->first,
+            highest = coefficient * range->second;
     if (coefficient < 0)
       std::swap(lowest, highest);
     condition.innerMin += lowest;
@@ -222,39 +251,87 @@ static constexpr double kMinInteriorFraction = 0.75;
 /// where the loop's bounds and the condition are constants.
 static std::optional<double> getInteriorFraction(InteriorCondition condition) {
   scf::ForOp loop = condition.loop;
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
-  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> lower = getConstantLowerBound(loop.getLowerBound());
+  std::optional<int64_t> upper = getConstantUpperBound(loop.getUpperBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!condition.outer.terms.empty() || !lower || !upper || !step ||
-      *upper <= *lower)
+  if (!lower || !upper || !step || *upper <= *lower)
     return std::nullopt;
-  int64_t base = condition.outer.constant;
-  int64_t first = llvm::divideCeilSigned(
-      condition.low - condition.innerMin - base, condition.coefficient);
-  int64_t last =
-      llvm::divideFloorSigned(condition.low + condition.rows - condition.size -
-                                  condition.innerMax - base,
-                              condition.coefficient);
+  // Values from outside: each iteration of an outer tile loop counts (a
+  // border tile row of an outer level is as much a side as one of this
+  // level); others (a thread's offset) count as 0.
+  SmallVector<int64_t> bases = {condition.outer.constant};
+  for (auto [value, coefficient] : condition.outer.terms) {
+    auto outerLoop = scf::getForInductionVarOwner(value);
+    if (!outerLoop)
+      continue;
+    std::optional<int64_t> outerLower =
+        getConstantLowerBound(outerLoop.getLowerBound());
+    std::optional<int64_t> outerUpper =
+        getConstantUpperBound(outerLoop.getUpperBound());
+    std::optional<int64_t> outerStep = getConstantIntValue(outerLoop.getStep());
+    if (!outerLower || !outerUpper || !outerStep || *outerStep <= 0 ||
+        *outerUpper <= *outerLower ||
+        bases.size() * ((*outerUpper - *outerLower) / *outerStep + 1) > 4096)
+      continue;
+    SmallVector<int64_t> expanded;
+    for (int64_t base : bases)
+      for (int64_t iv = *outerLower; iv < *outerUpper; iv += *outerStep)
+        expanded.push_back(base + coefficient * iv);
+    bases = std::move(expanded);
+  }
   int64_t total = 0, inside = 0;
-  for (int64_t iv = *lower; iv < *upper; iv += *step) {
-    ++total;
-    inside += iv >= first && iv <= last;
+  for (int64_t base : bases) {
+    int64_t first = llvm::divideCeilSigned(
+        condition.low - condition.innerMin - base, condition.coefficient);
+    int64_t last =
+        llvm::divideFloorSigned(condition.low + condition.rows -
+                                    condition.size - condition.innerMax - base,
+                                condition.coefficient);
+    for (int64_t iv = *lower; iv < *upper; iv += *step) {
+      ++total;
+      inside += iv >= first && iv <= last;
+    }
   }
   return static_cast<double>(inside) / total;
 }
 
+/// The smallest and largest values `offset` takes, where it is linear in
+/// induction variables of loops with constant bounds; none otherwise.
+static std::optional<std::pair<int64_t, int64_t>>
+getOffsetRange(OpFoldResult offset) {
+  std::optional<LinearIndex> index = getLinearIndex(offset);
+  if (!index)
+    return std::nullopt;
+  int64_t lowest = index->constant, highest = index->constant;
+  for (auto [value, coefficient] : index->terms) {
+    auto loop = scf::getForInductionVarOwner(value);
+    std::optional<std::pair<int64_t, int64_t>> range =
+        loop ? getIterationRange(loop) : std::nullopt;
+    if (!range)
+      return std::nullopt;
+    int64_t low = coefficient * range->first,
+            high = coefficient * range->second;
+    if (coefficient < 0)
+      std::swap(low, high);
+    lowest += low;
+    highest += high;
+  }
+  return std::make_pair(lowest, highest);
+}
+
 /// Whether `slice` lies inside the source of `pad` along `dim` whatever the
-/// loops do: a constant offset inside, or no padding there.
+/// loops do: an offset whose every value keeps it inside, or no padding
+/// there.
 static bool isInteriorAlways(tensor::PadOp pad, tensor::ExtractSliceOp slice,
                              unsigned dim) {
   int64_t low = pad.getStaticLow()[dim];
   if (low == 0 && pad.getStaticHigh()[dim] == 0)
     return true;
-  std::optional<int64_t> offset =
-      getConstantIntValue(slice.getMixedOffsets()[dim]);
+  std::optional<std::pair<int64_t, int64_t>> range =
+      getOffsetRange(slice.getMixedOffsets()[dim]);
   int64_t size = slice.getStaticSizes()[dim];
-  return offset && !ShapedType::isDynamic(size) && *offset >= low &&
-         *offset + size <= low + pad.getSourceType().getDimSize(dim);
+  return range && !ShapedType::isDynamic(size) && range->first >= low &&
+         range->second + size <= low + pad.getSourceType().getDimSize(dim);
 }
 
 static SmallVector<int64_t> getDimsAttr(Operation *op, StringRef name) {
@@ -483,14 +560,19 @@ static bool foldPaddingIntoTiles(RewriterBase &rewriter, tensor::PadOp pad) {
       ShapedType::isDynamicShape(pad.getStaticLow()) ||
       ShapedType::isDynamicShape(pad.getStaticHigh()))
     return false;
-  for (Operation *user : pad->getUsers())
-    if (!isPlainSlice(user) || !user->getParentOfType<scf::ForOp>())
-      return false;
+  // Besides slices, the pad may feed what is dead: the op whose tiles were
+  // fused into its consumer's loops stays until the next clean-up, and
+  // takes the pad with it then.
+  if (!llvm::all_of(pad->getUsers(), [](Operation *user) {
+        return isPlainSlice(user) || isOpTriviallyDead(user);
+      }))
+    return false;
 
   // Slices of slices become slices of the padded tensor.
   SmallVector<tensor::ExtractSliceOp> worklist;
   for (Operation *user : pad->getUsers())
-    worklist.push_back(cast<tensor::ExtractSliceOp>(user));
+    if (isPlainSlice(user))
+      worklist.push_back(cast<tensor::ExtractSliceOp>(user));
   AffineExpr d0, d1;
   bindDims(rewriter.getContext(), d0, d1);
   while (!worklist.empty()) {
@@ -517,30 +599,52 @@ static bool foldPaddingIntoTiles(RewriterBase &rewriter, tensor::PadOp pad) {
   auto getSlices = [&] {
     SmallVector<tensor::ExtractSliceOp> slices;
     for (Operation *user : pad->getUsers())
-      slices.push_back(cast<tensor::ExtractSliceOp>(user));
+      if (isPlainSlice(user))
+        slices.push_back(cast<tensor::ExtractSliceOp>(user));
     return slices;
   };
   // Every slice must have static sizes, and each padded dimension a loop
   // that decides it; else the pad stays (one copy of the input is cheaper
   // than a padded tile at every step).
-  // Nor where most tiles would pad themselves: a map whose column tile
-  // spans it (a 14x14 map), each tile a padded copy of its own at every
-  // kernel row, ran slower than one padded copy of the input.
+  // Nor where most of the work would be in tiles that pad themselves: a
+  // map whose column tile spans it (a 14x14 map), each tile a padded copy
+  // of its own at every kernel row, ran slower than one padded copy of the
+  // input. (Work: a slice's elements times the trips of its loops.)
+  double insideWork = 0, allWork = 0;
   for (tensor::ExtractSliceOp slice : getSlices()) {
     if (!slice.getResultType().hasStaticShape())
       return false;
-    double interior = 1;
+    double inside = 1;
     for (unsigned dim : getOpenDims(pad, slice)) {
       std::optional<InteriorCondition> condition =
           getInteriorCondition(pad, slice, dim);
+      // A slice whose offset no tile loop decides, across a side (the side
+      // columns of a convolution split there), pads itself.
+      if (!condition && getOffsetRange(slice.getMixedOffsets()[dim])) {
+        inside = 0;
+        continue;
+      }
       if (!condition)
         return false;
       if (std::optional<double> fraction = getInteriorFraction(*condition))
-        interior *= *fraction;
+        inside *= *fraction;
     }
-    if (interior < kMinInteriorFraction)
-      return false;
+    double work = slice.getResultType().getNumElements();
+    for (auto loop = slice->getParentOfType<scf::ForOp>(); loop;
+         loop = loop->getParentOfType<scf::ForOp>()) {
+      std::optional<int64_t> lower =
+          getConstantLowerBound(loop.getLowerBound());
+      std::optional<int64_t> upper =
+          getConstantUpperBound(loop.getUpperBound());
+      std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+      if (lower && upper && step && *step > 0)
+        work *= std::max<int64_t>(0, llvm::divideCeil(*upper - *lower, *step));
+    }
+    insideWork += inside * work;
+    allWork += work;
   }
+  if (allWork == 0 || insideWork < kMinInteriorFraction * allWork)
+    return false;
 
   // Slices at a side of the source are rebuilt at the end: the loops that
   // run once must first fold away, for their offsets to become constants.
@@ -564,18 +668,21 @@ static bool foldPaddingIntoTiles(RewriterBase &rewriter, tensor::PadOp pad) {
     }
     // The outermost of the loops that decide its open dimensions is split
     // first, for every slice inside it that it decides.
+    // (A dimension that no tile loop decides, across a side, stays open: the
+    // slice pads itself there, whatever the loops.)
     scf::ForOp loop;
+    bool analyzed = true;
     for (unsigned dim : open) {
       std::optional<InteriorCondition> condition =
           getInteriorCondition(pad, slice, dim);
       if (!condition) {
-        loop = scf::ForOp();
-        break;
+        analyzed &= getOffsetRange(slice.getMixedOffsets()[dim]).has_value();
+        continue;
       }
       if (!loop || condition->loop->isProperAncestor(loop))
         loop = condition->loop;
     }
-    if (!loop) {
+    if (!loop || !analyzed) {
       markSide(slice);
       continue;
     }
@@ -652,6 +759,8 @@ static bool foldPaddingIntoTiles(RewriterBase &rewriter, tensor::PadOp pad) {
   (void)applyOpPatternsAndFold(foldable, std::move(patterns), config);
   for (tensor::ExtractSliceOp slice : getSlices())
     readFromSource(rewriter, pad, slice, /*direct=*/false);
+  for (Operation *dead : llvm::make_early_inc_range(pad->getUsers()))
+    rewriter.eraseOp(dead);
   rewriter.eraseOp(pad);
   return true;
 }

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
 #include "mlir/Dialect/SCF/TransformOps/SCFTransformOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/TransformOps/TensorTransformOps.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/LoopExtension/LoopExtensionOps.h"
@@ -79,6 +80,20 @@ static ArrayAttr getForallMapping(MLIRContext *ctx, const TileLevel &level) {
 // Transform sequence emission
 //===----------------------------------------------------------------------===//
 
+/// Whether the padding of `op`'s input is worth folding into its tiles: a
+/// depthwise convolution or a pooling does a tap's few operations for each
+/// input element, so the padded copy costs as much as the op (Zen 4, 1
+/// thread, folded vs not: depthwise 3x3/2 96 @112 18-20 -> 42-45 GFLOP/s).
+/// Not a full or grouped convolution: beside its many multiply-adds for
+/// each element the copy is cheap, and tiles that pad themselves at every
+/// tap cost more than it (ResNet-18's 7x7/2 stem 83-96 vs 103-110 GFLOP/s,
+/// a grouped 3x3/2 of 16 groups of 8 channels @56 52-53 vs 62-63).
+static bool isPaddingWorthFolding(Operation *op) {
+  return isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
+             linalg::PoolingNhwcSumOp>(op) &&
+         op->getOperand(0).getDefiningOp<tensor::PadOp>();
+}
+
 namespace {
 class TransformEmitter {
 public:
@@ -127,6 +142,14 @@ private:
   /// the schedule unrolls a window loop: its trip count would no longer be
   /// static.
   void emitSkipZeroBorderTaps(Location loc);
+  /// Before the last tile level of an op whose padding is worth folding
+  /// (isPaddingWorthFolding), padded along W, whose tiles are several
+  /// columns wide: splits the anchor into the output columns that
+  /// read the padding (one at each side, for a border of 1) and those between,
+  /// so that the tiles of the middle lie inside the unpadded input and only the
+  /// side columns pad themselves (FoldPaddingIntoTilesOp). False where it does
+  /// not split.
+  bool splitPaddedSides(Location loc, const ScheduleState &before);
   Value getLoop(unsigned level, int64_t dim);
 
   OpBuilder &b;
@@ -151,6 +174,9 @@ private:
   /// it.
   Value fill;
   bool nestTagged = false;
+  /// The anchor was split at its padded sides: its pieces' last tile level
+  /// peels its loops whatever the schedule's extents say.
+  bool splitSides = false;
 };
 } // namespace
 
@@ -192,10 +218,11 @@ LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex,
   // then static, so vectorized without padding (ScheduleState's
   // LoopDim::peeled).
   bool peels = !level.parallel &&
-               llvm::any_of(llvm::enumerate(level.sizes), [&](auto dimSize) {
-                 auto [dim, size] = dimSize;
-                 return size != 0 && after.dims[dim].peeled;
-               });
+               (splitSides ||
+                llvm::any_of(llvm::enumerate(level.sizes), [&](auto dimSize) {
+                  auto [dim, size] = dimSize;
+                  return size != 0 && after.dims[dim].peeled;
+                }));
   if (level.fusesEpilogue) {
     if (failed(emitFusedTile(op, level)))
       return failure();
@@ -527,7 +554,75 @@ void TransformEmitter::emitSkipZeroBorderTaps(Location loc) {
     b.create<SkipZeroBorderTapsOp>(loc, anchor);
   // Then the tiles read the unpadded input where they lie inside it, and
   // the others pad themselves: no padded copy of the input is made.
-  withOpsCopied(loc, [&] { b.create<FoldPaddingIntoTilesOp>(loc, anchor); });
+  if (isPaddingWorthFolding(instance.anchor))
+    withOpsCopied(loc, [&] { b.create<FoldPaddingIntoTilesOp>(loc, anchor); });
+}
+
+bool TransformEmitter::splitPaddedSides(Location loc,
+                                        const ScheduleState &before) {
+  const AnchorInfo *info = finalState.anchor;
+  const TileLevel &last = finalState.levels.back();
+  Operation *op = instance.anchor;
+  // Not where the last level fuses the epilogue (one nest must then hold
+  // the anchor).
+  if (last.parallel || last.fusesEpilogue || !info || !info->widthDims ||
+      !isPaddingWorthFolding(op))
+    return false;
+  auto pad = op->getOperand(0).getDefiningOp<tensor::PadOp>();
+  auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
+  if (!pad || !strides || !dilations || strides.getNumElements() != 2 ||
+      dilations.getNumElements() != 2 ||
+      !pad.getSourceType().hasStaticShape() ||
+      ShapedType::isDynamicShape(pad.getStaticLow()) ||
+      ShapedType::isDynamicShape(pad.getStaticHigh()))
+    return false;
+  // Input W is NHWC's dimension 2; the W loops are the anchor's.
+  constexpr unsigned kInputW = 2;
+  int64_t low = pad.getStaticLow()[kInputW];
+  int64_t inputColumns = pad.getSourceType().getDimSize(kInputW);
+  int64_t stride = strides.getValues<int64_t>()[1];
+  int64_t dilation = dilations.getValues<int64_t>()[1];
+  unsigned columnDim = info->widthDims->output;
+  int64_t columns = before.dims[columnDim].extent;
+  int64_t kernelColumns = before.dims[info->widthDims->window].extent;
+  int64_t tile = last.sizes[columnDim];
+  // The earlier levels must leave the anchor all the columns.
+  FailureOr<ScheduleState> initial = schedule.getInitialState();
+  if (failed(initial) || ShapedType::isDynamic(columns) ||
+      ShapedType::isDynamic(kernelColumns) ||
+      columns != initial->dims[columnDim].extent || tile <= 1 ||
+      tile >= columns || pad.getStaticHigh()[kInputW] + low == 0)
+    return false;
+  // Output column c reads input columns [c * stride - low, ... +
+  // (kernelColumns - 1) * dilation]: inside for c in [first, last].
+  int64_t first = llvm::divideCeil(low, stride);
+  int64_t lastInside = llvm::divideFloorSigned(
+      inputColumns - 1 - (kernelColumns - 1) * dilation + low, stride);
+  int64_t left = first, middle = lastInside - first + 1;
+  int64_t right = columns - 1 - lastInside;
+  if (middle < tile || (left == 0 && right <= 0))
+    return false;
+  SmallVector<Value> pieces;
+  Value rest = anchor;
+  if (left > 0) {
+    auto split =
+        b.create<transform::SplitOp>(loc, anyOp, anyOp, rest, columnDim,
+                                     /*dynamic_chunk_sizes=*/Value(), left);
+    pieces.push_back(split.getFirst());
+    rest = split.getSecond();
+  }
+  if (right > 0) {
+    auto split =
+        b.create<transform::SplitOp>(loc, anyOp, anyOp, rest, columnDim,
+                                     /*dynamic_chunk_sizes=*/Value(), middle);
+    pieces.push_back(split.getFirst());
+    rest = split.getSecond();
+  }
+  pieces.push_back(rest);
+  anchor = b.create<transform::MergeHandlesOp>(loc, pieces,
+                                               /*deduplicate=*/false);
+  return true;
 }
 
 Value TransformEmitter::getLoop(unsigned level, int64_t dim) {
@@ -550,6 +645,8 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
     LogicalResult result =
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)
             .Case([&](TileOp tile) {
+              if (levelIndex + 1 == finalState.levels.size())
+                splitSides = splitPaddedSides(loc, before);
               if (failed(emitTile(tile, levelIndex++, *state)))
                 return failure();
               tagNest(loc);

@@ -1,12 +1,13 @@
 // Tiles that read the unpadded input and tiles that pad themselves
 // (fold-padding-into-tiles.mlir) compute what plain loops do: a depthwise
 // convolution with the default schedule's primitives, a stride of 2 with an
-// uneven border, a convolution tiled twice (slices of slices), and a max
-// pooling, whose padding is -inf.
+// uneven border, a depthwise convolution tiled twice (slices of slices)
+// whose epilogue is fused at the outer level (the op it was fused from is
+// still there, dead), and a max pooling, whose padding is -inf.
 // REQUIRES: tcl-run
 // RUN: tcl-run %s --entry=depthwise | FileCheck %s
 // RUN: tcl-run %s --entry=strided | FileCheck %s
-// RUN: tcl-run %s --entry=conv | FileCheck %s
+// RUN: tcl-run %s --entry=fused | FileCheck %s
 // RUN: tcl-run %s --entry=pool | FileCheck %s
 // CHECK: against plain loops: ok
 // RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s --check-prefix=FOLDED
@@ -47,20 +48,29 @@ tcl.sched.schedule task "strided" anchor "linalg.depthwise_conv_2d_nhwc_hwc" tar
   tcl.sched.vectorize
 }
 
-func.func @conv(%x: tensor<1x16x40x8xf32>, %w: tensor<3x3x8x8xf32>) -> tensor<1x16x40x8xf32> {
+#bias = affine_map<(n, h, w, c) -> (c)>
+#identity = affine_map<(n, h, w, c) -> (n, h, w, c)>
+func.func @fused(%x: tensor<1x16x64x8xf32>, %w: tensor<3x3x8xf32>, %b: tensor<8xf32>) -> tensor<1x16x64x8xf32> {
   %zero = arith.constant 0.0 : f32
   %in = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
   ^bb0(%i: index, %j: index, %k: index, %l: index):
     tensor.yield %zero : f32
-  } : tensor<1x16x40x8xf32> to tensor<1x18x42x8xf32>
-  %e = tensor.empty() : tensor<1x16x40x8xf32>
-  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x40x8xf32>) -> tensor<1x16x40x8xf32>
-  %0 = linalg.conv_2d_nhwc_hwcf {tcl.task = "conv", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : tensor<1x18x42x8xf32>, tensor<3x3x8x8xf32>) outs(%o : tensor<1x16x40x8xf32>) -> tensor<1x16x40x8xf32>
-  return %0 : tensor<1x16x40x8xf32>
+  } : tensor<1x16x64x8xf32> to tensor<1x18x66x8xf32>
+  %e = tensor.empty() : tensor<1x16x64x8xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x64x8xf32>) -> tensor<1x16x64x8xf32>
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc {tcl.task = "fused", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : tensor<1x18x66x8xf32>, tensor<3x3x8xf32>) outs(%o : tensor<1x16x64x8xf32>) -> tensor<1x16x64x8xf32>
+  %1 = linalg.generic {tcl.epilogue = "fused", indexing_maps = [#identity, #bias, #identity], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0, %b : tensor<1x16x64x8xf32>, tensor<8xf32>) outs(%e : tensor<1x16x64x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %out: f32):
+    %s = arith.addf %v, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x16x64x8xf32>
+  return %1 : tensor<1x16x64x8xf32>
 }
-tcl.sched.schedule task "conv" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-sse42" loops [1 parallel, 16 parallel, 40 parallel, 8 parallel, 3 reduction, 3 reduction, 8 reduction] {
-  tcl.sched.tile [0, 4, 0, 0, 0, 0, 0]
-  tcl.sched.tile [0, 1, 4, 0, 1, 1, 1]
+tcl.sched.schedule task "fused" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x86-sse42" loops [1 parallel, 16 parallel, 64 parallel, 8 parallel, 3 reduction, 3 reduction] {
+  tcl.sched.tile [0, 4, 0, 0, 0, 0]
+  tcl.sched.fuse_epilogue
+  tcl.sched.tile [0, 1, 4, 0, 1, 0]
   tcl.sched.decompose
   tcl.sched.vectorize
 }

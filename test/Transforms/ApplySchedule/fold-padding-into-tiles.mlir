@@ -1,50 +1,68 @@
 // After a convolution's last tile level, its tiles read the unpadded input
 // where they lie inside it, and the tiles at its sides pad themselves: the
-// padded copy of the whole input is never built.
+// padded copy of the whole input is never built. Before that level, an op
+// whose column tiles are several columns wide is split into its first
+// column, the columns whose windows lie inside the input, and its last
+// column: only the two side columns pad themselves.
 // RUN: tcl-opt %s -split-input-file --tcl-apply-schedule | FileCheck %s
 
-// 16 output rows, 16 column tiles of 8: rows 1 to 14 and columns 8 to 119
-// read the input directly; the first and the last row pad each of their
-// tiles (offsets known only at run time: a fill and a copy), the first and
-// the last column tile of the other rows their one side with vectors.
+// 16 output rows, 128 columns in tiles of 8: column 0, columns 1 to 126
+// (15 tiles of 8 and one of 6, peeled), column 127; in each, row 0 (whose
+// kernel rows 1 and 2 read the input), rows 1 to 14, row 15 (kernel rows 0
+// and 1). The middle columns read the input directly; the side columns pad
+// their tiles with vectors.
 // CHECK-LABEL: func.func @depthwise
 //  CHECK-SAME:   (%[[X:.*]]: tensor<1x16x128x16xf32>
 //   CHECK-NOT: tensor.pad
 //   CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 //   CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+//   CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+//   CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
 //   CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 //   CHECK-DAG: %[[C15:.*]] = arith.constant 15 : index
-//   CHECK-DAG: %[[C119:.*]] = arith.constant 119 : index
 //   CHECK-DAG: %[[C120:.*]] = arith.constant 120 : index
-//   CHECK-DAG: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x10x16xf32>
-// The first row.
+//   CHECK-DAG: %[[C126:.*]] = arith.constant 126 : index
+//   CHECK-DAG: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x3x16xf32>
+// Column 0, row 0 (kernel rows 1 and 2): a zero, then input columns 0 and 1.
+//   CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x
+//       CHECK: scf.for %{{.*}} = %[[C1]] to %[[C3]] step %[[C1]]
+//       CHECK:   %[[PADDED:.*]] = vector.transfer_write %[[ZEROS]]
+//       CHECK:   %[[LEFT:.*]] = vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C0]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
+//       CHECK:   %[[TILE:.*]] = vector.transfer_write %[[LEFT]], %[[PADDED]][%[[C0]], %[[C0]], %[[C1]], %[[C0]]]
+//       CHECK:   linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[TILE]],
+// Rows 1 to 14, then row 15 (kernel rows 0 and 1).
+//       CHECK: scf.for %{{.*}} = %[[C1]] to %[[C15]] step %[[C1]]
+//       CHECK:   scf.for
+//       CHECK:     vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C0]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
+//       CHECK: scf.for %{{.*}} = %[[C0]] to %[[C2]] step %[[C1]]
+//       CHECK:   vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C0]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
+// Columns 1 to 126, row 0: the input's columns c - 1 to c + 8.
+//       CHECK: scf.for %[[COL:.*]] = %[[C0]] to %[[C120]] step %[[C8]]
+//       CHECK:   scf.for %{{.*}} = %[[C1]] to %[[C3]] step %[[C1]]
+//       CHECK:     %[[TOP:.*]] = tensor.extract_slice %[[X]][0, %{{.*}}, %[[COL]], 0] [1, 1, 10, 16]
+//       CHECK:     linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[TOP]],
 //       CHECK: scf.for
-//       CHECK:   scf.for
-//       CHECK:     tensor.extract_slice %[[X]]{{.*}} to tensor<1x?x?x16xf32>
-//       CHECK:     linalg.fill
-//       CHECK:     tensor.insert_slice {{.*}} into tensor<1x1x10x16xf32>
-//       CHECK:     linalg.depthwise_conv_2d_nhwc_hwc
-// The rows inside: the left column tile, those inside, the right one.
-//       CHECK: scf.for %[[R:.*]] = %[[C1]] to %[[C15]] step %[[C1]]
-//       CHECK:   scf.for
-//       CHECK:     %[[PADDED:.*]] = vector.transfer_write %[[ZEROS]]
-//       CHECK:     %[[LEFT:.*]] = vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C0]], %[[C0]]]{{.*}} vector<1x1x9x16xf32>
-//       CHECK:     %[[TILE:.*]] = vector.transfer_write %[[LEFT]], %[[PADDED]][%[[C0]], %[[C0]], %[[C1]], %[[C0]]]
-//       CHECK:     linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[TILE]],
-//       CHECK:   scf.for %[[COL:.*]] = %[[C8]] to %[[C120]] step %[[C8]]
+//       CHECK:   %[[TOPLAST:.*]] = tensor.extract_slice %[[X]][0, %{{.*}}, 120, 0] [1, 1, 8, 16]
+//       CHECK:   linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[TOPLAST]],
+// Rows 1 to 14.
+//       CHECK: scf.for %{{.*}} = %[[C1]] to %[[C15]] step %[[C1]]
+//       CHECK:   scf.for %[[COL2:.*]] = %[[C0]] to %[[C120]] step %[[C8]]
 //       CHECK:     scf.for
-//       CHECK:       %[[FIRST:.*]] = affine.apply #{{.*}}(%[[COL]])
-//       CHECK:       %[[INSIDE:.*]] = tensor.extract_slice %[[X]][0, %{{.*}}, %[[FIRST]], 0] [1, 1, 10, 16]
+//       CHECK:       %[[INSIDE:.*]] = tensor.extract_slice %[[X]][0, %{{.*}}, %[[COL2]], 0] [1, 1, 10, 16]
 //       CHECK:       linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[INSIDE]],
 //       CHECK:   scf.for
-//       CHECK:     %[[PADDED2:.*]] = vector.transfer_write %[[ZEROS]]
-//       CHECK:     %[[RIGHT:.*]] = vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C119]], %[[C0]]]{{.*}} vector<1x1x9x16xf32>
-//       CHECK:     vector.transfer_write %[[RIGHT]], %[[PADDED2]][%[[C0]], %[[C0]], %[[C0]], %[[C0]]]
-// The last row.
-//       CHECK: scf.for
-//       CHECK:   scf.for
-//       CHECK:     linalg.fill
-//       CHECK:     linalg.depthwise_conv_2d_nhwc_hwc
+//       CHECK:     %[[LAST:.*]] = tensor.extract_slice %[[X]][0, %{{.*}}, 120, 0] [1, 1, 8, 16]
+//       CHECK:     linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[LAST]],
+// Row 15, then column 127: input columns 126 and 127, then a zero.
+//       CHECK: scf.for %{{.*}} = %[[C0]] to %[[C120]] step %[[C8]]
+//       CHECK:   scf.for %{{.*}} = %[[C0]] to %[[C2]] step %[[C1]]
+//       CHECK:     tensor.extract_slice %[[X]]{{.*}} [1, 1, 10, 16]
+//       CHECK: scf.for %{{.*}} = %[[C1]] to %[[C3]] step %[[C1]]
+//       CHECK:   %[[PADDED2:.*]] = vector.transfer_write %[[ZEROS]]
+//       CHECK:   %[[RIGHT:.*]] = vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C126]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
+//       CHECK:   vector.transfer_write %[[RIGHT]], %[[PADDED2]][%[[C0]], %[[C0]], %[[C0]], %[[C0]]]
+//   CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x
+//       CHECK: return
 func.func @depthwise(%x: tensor<1x16x128x16xf32>, %w: tensor<3x3x16xf32>) -> tensor<1x16x128x16xf32> {
   %zero = arith.constant 0.0 : f32
   %in = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
@@ -81,4 +99,28 @@ func.func @narrow_map(%x: tensor<1x14x14x16xf32>, %w: tensor<3x3x16xf32>) -> ten
 }
 tcl.sched.schedule task "n" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x86-avx512" loops [1 parallel, 14 parallel, 14 parallel, 16 parallel, 3 reduction, 3 reduction] {
   tcl.sched.tile [0, 1, 14, 16, 1, 0]
+}
+
+// -----
+
+// A convolution of 32 channels to 32 does 288 multiply-adds for each input
+// element: its padded copy is cheap beside them, so it is made once, and
+// no tile pads itself.
+// CHECK-LABEL: func.func @full_convolution
+//       CHECK: tensor.pad
+//   CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x
+//       CHECK: return
+func.func @full_convolution(%x: tensor<1x16x64x32xf32>, %w: tensor<3x3x32x32xf32>) -> tensor<1x16x64x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x64x32xf32> to tensor<1x18x66x32xf32>
+  %e = tensor.empty() : tensor<1x16x64x32xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x64x32xf32>) -> tensor<1x16x64x32xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {tcl.task = "c", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : tensor<1x18x66x32xf32>, tensor<3x3x32x32xf32>) outs(%o : tensor<1x16x64x32xf32>) -> tensor<1x16x64x32xf32>
+  return %0 : tensor<1x16x64x32xf32>
+}
+tcl.sched.schedule task "c" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-avx512" loops [1 parallel, 16 parallel, 64 parallel, 32 parallel, 3 reduction, 3 reduction, 32 reduction] {
+  tcl.sched.tile [0, 1, 4, 32, 1, 1, 8]
 }
