@@ -144,11 +144,11 @@ private:
   void emitSkipZeroBorderTaps(Location loc);
   /// Before the last tile level of an op whose padding is worth folding
   /// (isPaddingWorthFolding), padded along W, whose tiles are several
-  /// columns wide: splits the anchor into the output columns that
-  /// read the padding (one at each side, for a border of 1) and those between,
-  /// so that the tiles of the middle lie inside the unpadded input and only the
-  /// side columns pad themselves (FoldPaddingIntoTilesOp). False where it does
-  /// not split.
+  /// columns wide or span the map: splits the anchor into the output columns
+  /// that read the padding (one at each side, for a border of 1) and those
+  /// between, so that the tiles of the middle lie inside the unpadded input and
+  /// only the side columns pad themselves (FoldPaddingIntoTilesOp). False where
+  /// it does not split.
   bool splitPaddedSides(Location loc, const ScheduleState &before);
   Value getLoop(unsigned level, int64_t dim);
 
@@ -586,13 +586,16 @@ bool TransformEmitter::splitPaddedSides(Location loc,
   unsigned columnDim = info->widthDims->output;
   int64_t columns = before.dims[columnDim].extent;
   int64_t kernelColumns = before.dims[info->widthDims->window].extent;
+  // A tile of 0 columns (untiled) spans the map: its middle piece is then
+  // one tile of its own width (a 14x14 map: 1 + 12 + 1 columns).
   int64_t tile = last.sizes[columnDim];
+  bool spansMap = tile == 0 || tile >= columns;
   // The earlier levels must leave the anchor all the columns.
   FailureOr<ScheduleState> initial = schedule.getInitialState();
   if (failed(initial) || ShapedType::isDynamic(columns) ||
       ShapedType::isDynamic(kernelColumns) ||
-      columns != initial->dims[columnDim].extent || tile <= 1 ||
-      tile >= columns || pad.getStaticHigh()[kInputW] + low == 0)
+      columns != initial->dims[columnDim].extent || tile == 1 ||
+      pad.getStaticHigh()[kInputW] + low == 0)
     return false;
   // Output column c reads input columns [c * stride - low, ... +
   // (kernelColumns - 1) * dilation]: inside for c in [first, last].
@@ -601,7 +604,7 @@ bool TransformEmitter::splitPaddedSides(Location loc,
       inputColumns - 1 - (kernelColumns - 1) * dilation + low, stride);
   int64_t left = first, middle = lastInside - first + 1;
   int64_t right = columns - 1 - lastInside;
-  if (middle < tile || (left == 0 && right <= 0))
+  if (middle < (spansMap ? 1 : tile) || (left == 0 && right <= 0))
     return false;
   SmallVector<Value> pieces;
   Value rest = anchor;

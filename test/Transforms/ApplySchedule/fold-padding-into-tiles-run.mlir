@@ -3,12 +3,14 @@
 // convolution with the default schedule's primitives, a stride of 2 with an
 // uneven border, a depthwise convolution tiled twice (slices of slices)
 // whose epilogue is fused at the outer level (the op it was fused from is
-// still there, dead), and a max pooling, whose padding is -inf.
+// still there, dead), a max pooling, whose padding is -inf, and a 14x14
+// map whose tile spans its columns.
 // REQUIRES: tcl-run
 // RUN: tcl-run %s --entry=depthwise | FileCheck %s
 // RUN: tcl-run %s --entry=strided | FileCheck %s
 // RUN: tcl-run %s --entry=fused | FileCheck %s
 // RUN: tcl-run %s --entry=pool | FileCheck %s
+// RUN: tcl-run %s --entry=narrow | FileCheck %s
 // CHECK: against plain loops: ok
 // RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s --check-prefix=FOLDED
 // FOLDED-NOT: tensor.pad
@@ -91,4 +93,23 @@ tcl.sched.schedule task "pool" anchor "linalg.pooling_nhwc_max" target "x86-sse4
   tcl.sched.tile [0, 1, 8, 8, 1, 0]
   tcl.sched.decompose
   tcl.sched.vectorize
+}
+
+func.func @narrow(%x: tensor<1x14x14x16xf32>, %w: tensor<3x3x16xf32>) -> tensor<1x14x14x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x14x14x16xf32> to tensor<1x16x16x16xf32>
+  %e = tensor.empty() : tensor<1x14x14x16xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x16xf32>) -> tensor<1x14x14x16xf32>
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc {tcl.task = "narrow", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : tensor<1x16x16x16xf32>, tensor<3x3x16xf32>) outs(%o : tensor<1x14x14x16xf32>) -> tensor<1x14x14x16xf32>
+  return %0 : tensor<1x14x14x16xf32>
+}
+tcl.sched.schedule task "narrow" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x86-sse42" loops [1 parallel, 14 parallel, 14 parallel, 16 parallel, 3 reduction, 3 reduction] {
+  tcl.sched.tile [0, 7, 0, 0, 0, 0]
+  tcl.sched.tile [0, 1, 0, 16, 1, 0]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
 }

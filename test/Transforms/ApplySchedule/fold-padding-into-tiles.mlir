@@ -1,9 +1,9 @@
 // After a convolution's last tile level, its tiles read the unpadded input
 // where they lie inside it, and the tiles at its sides pad themselves: the
 // padded copy of the whole input is never built. Before that level, an op
-// whose column tiles are several columns wide is split into its first
-// column, the columns whose windows lie inside the input, and its last
-// column: only the two side columns pad themselves.
+// whose column tiles are several columns wide (or span the map) is split
+// into its first column, the columns whose windows lie inside the input,
+// and its last column: only the two side columns pad themselves.
 // RUN: tcl-opt %s -split-input-file --tcl-apply-schedule | FileCheck %s
 
 // 16 output rows, 128 columns in tiles of 8: column 0, columns 1 to 126
@@ -80,12 +80,18 @@ tcl.sched.schedule task "t" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x
 
 // -----
 
-// A 14x14 map whose tile spans every column: all its tiles would pad
-// themselves, so the input is padded once as before.
+// A 14x14 map whose tile spans every column: it is split into column 0,
+// columns 1 to 12 (one tile of 12, reading input columns 0 to 13) and
+// column 13.
 // CHECK-LABEL: func.func @narrow_map
-//       CHECK: tensor.pad
-//       CHECK: scf.for
-//       CHECK:   tensor.extract_slice %padded
+//  CHECK-SAME:   (%[[X:.*]]: tensor<1x14x14x16xf32>
+//   CHECK-NOT: tensor.pad
+//   CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+//   CHECK-DAG: %[[C12:.*]] = arith.constant 12 : index
+//       CHECK: vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C0]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
+//       CHECK: %[[MIDDLE:.*]] = tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 1, 14, 16]
+//       CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[MIDDLE]], {{.*}} outs(%{{.*}} : tensor<1x1x12x16xf32>)
+//       CHECK: vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C12]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
 func.func @narrow_map(%x: tensor<1x14x14x16xf32>, %w: tensor<3x3x16xf32>) -> tensor<1x14x14x16xf32> {
   %zero = arith.constant 0.0 : f32
   %in = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
@@ -99,6 +105,30 @@ func.func @narrow_map(%x: tensor<1x14x14x16xf32>, %w: tensor<3x3x16xf32>) -> ten
 }
 tcl.sched.schedule task "n" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x86-avx512" loops [1 parallel, 14 parallel, 14 parallel, 16 parallel, 3 reduction, 3 reduction] {
   tcl.sched.tile [0, 1, 14, 16, 1, 0]
+}
+
+// -----
+
+// A 6x6 map: even split at its side columns, a third of its rows would
+// pad themselves (less than 75% of the work inside), so the input is padded
+// once as before.
+// CHECK-LABEL: func.func @small_map
+//       CHECK: tensor.pad
+//       CHECK: scf.for
+//       CHECK:   tensor.extract_slice %padded
+func.func @small_map(%x: tensor<1x6x6x16xf32>, %w: tensor<3x3x16xf32>) -> tensor<1x6x6x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x6x6x16xf32> to tensor<1x8x8x16xf32>
+  %e = tensor.empty() : tensor<1x6x6x16xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x6x6x16xf32>) -> tensor<1x6x6x16xf32>
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc {tcl.task = "s", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : tensor<1x8x8x16xf32>, tensor<3x3x16xf32>) outs(%o : tensor<1x6x6x16xf32>) -> tensor<1x6x6x16xf32>
+  return %0 : tensor<1x6x6x16xf32>
+}
+tcl.sched.schedule task "s" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x86-avx512" loops [1 parallel, 6 parallel, 6 parallel, 16 parallel, 3 reduction, 3 reduction] {
+  tcl.sched.tile [0, 1, 0, 16, 1, 0]
 }
 
 // -----
