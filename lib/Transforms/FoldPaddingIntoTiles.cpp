@@ -92,50 +92,51 @@ static std::optional<LinearIndex> getLinearIndex(OpFoldResult offset) {
   return index;
 }
 
-/// A constant no greater (no smaller) than every value `bound` takes: a
-/// constant, or the max (min) of one with anything.
-static std::optional<int64_t> getConstantLowerBound(Value bound) {
+/// A constant no greater (`upper`: no smaller) than every value `bound`
+/// takes: a constant, or the max (min) of one with anything.
+static std::optional<int64_t> getConstantBound(Value bound, bool upper) {
   if (std::optional<int64_t> constant = getConstantIntValue(bound))
     return constant;
-  if (auto max = bound.getDefiningOp<arith::MaxSIOp>()) {
-    std::optional<int64_t> lhs = getConstantLowerBound(max.getLhs());
-    std::optional<int64_t> rhs = getConstantLowerBound(max.getRhs());
-    if (lhs && rhs)
-      return std::max(*lhs, *rhs);
-    return lhs ? lhs : rhs;
-  }
-  return std::nullopt;
+  Operation *op = bound.getDefiningOp();
+  if (!op || !(upper ? isa<arith::MinSIOp>(op) : isa<arith::MaxSIOp>(op)))
+    return std::nullopt;
+  std::optional<int64_t> lhs = getConstantBound(op->getOperand(0), upper);
+  std::optional<int64_t> rhs = getConstantBound(op->getOperand(1), upper);
+  if (lhs && rhs)
+    return upper ? std::min(*lhs, *rhs) : std::max(*lhs, *rhs);
+  return lhs ? lhs : rhs;
 }
 
-static std::optional<int64_t> getConstantUpperBound(Value bound) {
-  if (std::optional<int64_t> constant = getConstantIntValue(bound))
-    return constant;
-  if (auto min = bound.getDefiningOp<arith::MinSIOp>()) {
-    std::optional<int64_t> lhs = getConstantUpperBound(min.getLhs());
-    std::optional<int64_t> rhs = getConstantUpperBound(min.getRhs());
-    if (lhs && rhs)
-      return std::min(*lhs, *rhs);
-    return lhs ? lhs : rhs;
-  }
-  return std::nullopt;
+namespace {
+/// Constants that bound a loop (getConstantBound) and its step.
+struct ConstantLoopBounds {
+  int64_t lower, upper, step;
+};
+} // namespace
+
+static std::optional<ConstantLoopBounds>
+getConstantLoopBounds(scf::ForOp loop) {
+  std::optional<int64_t> lower = getConstantBound(loop.getLowerBound(), false);
+  std::optional<int64_t> upper = getConstantBound(loop.getUpperBound(), true);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!lower || !upper || !step || *step <= 0)
+    return std::nullopt;
+  return ConstantLoopBounds{*lower, *upper, *step};
 }
 
 /// The smallest and largest values the induction variable of `loop` takes,
 /// where constants bound them; none if the loop may not run.
 static std::optional<std::pair<int64_t, int64_t>>
 getIterationRange(scf::ForOp loop) {
-  std::optional<int64_t> first = getConstantLowerBound(loop.getLowerBound());
-  std::optional<int64_t> end = getConstantUpperBound(loop.getUpperBound());
-  if (!first || !end || *end <= *first)
+  std::optional<ConstantLoopBounds> bounds = getConstantLoopBounds(loop);
+  if (!bounds || bounds->upper <= bounds->lower)
     return std::nullopt;
-  int64_t last = *end - 1;
-  // With an exact start and a constant step, the last value is a step's
-  // multiple from it (a column loop 0 to 120 by 8 ends at 112).
-  std::optional<int64_t> start = getConstantIntValue(loop.getLowerBound());
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (start && step && *step > 0)
-    last = *start + (*end - 1 - *start) / *step * *step;
-  return std::make_pair(*first, last);
+  int64_t last = bounds->upper - 1;
+  // With an exact start, the last value is a step's multiple from it (a
+  // column loop 0 to 120 by 8 ends at 112).
+  if (std::optional<int64_t> start = getConstantIntValue(loop.getLowerBound()))
+    last = *start + (last - *start) / bounds->step * bounds->step;
+  return std::make_pair(bounds->lower, last);
 }
 
 /// Whether `slice` takes a unit-stride, rank-preserving slice.
@@ -224,9 +225,7 @@ getInteriorCondition(tensor::PadOp pad, tensor::ExtractSliceOp slice,
     auto inner = scf::getForInductionVarOwner(value);
     if (!inner || !loop->isProperAncestor(inner))
       return std::nullopt;
-    std::optional<int64_t> first = getConstantLowerBound(inner.getLowerBound());
-    std::optional<int64_t> end = getConstantUpperBound(inner.getUpperBound());
-    if (!first || !end)
+    if (!getConstantLoopBounds(inner))
       return std::nullopt;
     std::optional<std::pair<int64_t, int64_t>> range = getIterationRange(inner);
     if (!range)
@@ -251,11 +250,9 @@ static constexpr double kMinInteriorFraction = 0.75;
 /// The share of the iterations of `condition`'s loop for which it holds,
 /// where the loop's bounds and the condition are constants.
 static std::optional<double> getInteriorFraction(InteriorCondition condition) {
-  scf::ForOp loop = condition.loop;
-  std::optional<int64_t> lower = getConstantLowerBound(loop.getLowerBound());
-  std::optional<int64_t> upper = getConstantUpperBound(loop.getUpperBound());
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!lower || !upper || !step || *upper <= *lower)
+  std::optional<ConstantLoopBounds> bounds =
+      getConstantLoopBounds(condition.loop);
+  if (!bounds || bounds->upper <= bounds->lower)
     return std::nullopt;
   // Values from outside: each iteration of an outer tile loop counts (a
   // border tile row of an outer level is as much a side as one of this
@@ -263,20 +260,14 @@ static std::optional<double> getInteriorFraction(InteriorCondition condition) {
   SmallVector<int64_t> bases = {condition.outer.constant};
   for (auto [value, coefficient] : condition.outer.terms) {
     auto outerLoop = scf::getForInductionVarOwner(value);
-    if (!outerLoop)
-      continue;
-    std::optional<int64_t> outerLower =
-        getConstantLowerBound(outerLoop.getLowerBound());
-    std::optional<int64_t> outerUpper =
-        getConstantUpperBound(outerLoop.getUpperBound());
-    std::optional<int64_t> outerStep = getConstantIntValue(outerLoop.getStep());
-    if (!outerLower || !outerUpper || !outerStep || *outerStep <= 0 ||
-        *outerUpper <= *outerLower ||
-        bases.size() * ((*outerUpper - *outerLower) / *outerStep + 1) > 4096)
+    std::optional<ConstantLoopBounds> outer =
+        outerLoop ? getConstantLoopBounds(outerLoop) : std::nullopt;
+    if (!outer ||
+        bases.size() * ((outer->upper - outer->lower) / outer->step + 1) > 4096)
       continue;
     SmallVector<int64_t> expanded;
     for (int64_t base : bases)
-      for (int64_t iv = *outerLower; iv < *outerUpper; iv += *outerStep)
+      for (int64_t iv = outer->lower; iv < outer->upper; iv += outer->step)
         expanded.push_back(base + coefficient * iv);
     bases = std::move(expanded);
   }
@@ -288,7 +279,7 @@ static std::optional<double> getInteriorFraction(InteriorCondition condition) {
         llvm::divideFloorSigned(condition.low + condition.rows -
                                     condition.size - condition.innerMax - base,
                                 condition.coefficient);
-    for (int64_t iv = *lower; iv < *upper; iv += *step) {
+    for (int64_t iv = bounds->lower; iv < bounds->upper; iv += bounds->step) {
       ++total;
       inside += iv >= first && iv <= last;
     }
@@ -328,9 +319,19 @@ static bool isInteriorAlways(tensor::PadOp pad, tensor::ExtractSliceOp slice,
   int64_t low = pad.getStaticLow()[dim];
   if (low == 0 && pad.getStaticHigh()[dim] == 0)
     return true;
-  std::optional<std::pair<int64_t, int64_t>> range =
-      getOffsetRange(slice.getMixedOffsets()[dim]);
+  OpFoldResult offset = slice.getMixedOffsets()[dim];
   int64_t size = slice.getStaticSizes()[dim];
+  // A row a kernel tap reads that SkipZeroBorderTapsOp knows is inside.
+  std::optional<LinearIndex> index = getLinearIndex(offset);
+  if (size == 1 && index && llvm::any_of(index->terms, [&](auto term) {
+        auto loop = scf::getForInductionVarOwner(term.first);
+        auto inside = loop ? loop->template getAttrOfType<DenseI64ArrayAttr>(
+                                 kTapsInsideAttrName)
+                           : DenseI64ArrayAttr();
+        return inside && llvm::is_contained(inside.asArrayRef(), dim);
+      }))
+    return true;
+  std::optional<std::pair<int64_t, int64_t>> range = getOffsetRange(offset);
   return range && !ShapedType::isDynamic(size) && range->first >= low &&
          range->second + size <= low + pad.getSourceType().getDimSize(dim);
 }
@@ -638,13 +639,10 @@ static bool foldPaddingIntoTiles(RewriterBase &rewriter, tensor::PadOp pad) {
     double work = slice.getResultType().getNumElements();
     for (auto loop = slice->getParentOfType<scf::ForOp>(); loop;
          loop = loop->getParentOfType<scf::ForOp>()) {
-      std::optional<int64_t> lower =
-          getConstantLowerBound(loop.getLowerBound());
-      std::optional<int64_t> upper =
-          getConstantUpperBound(loop.getUpperBound());
-      std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-      if (lower && upper && step && *step > 0)
-        work *= std::max<int64_t>(0, llvm::divideCeil(*upper - *lower, *step));
+      if (std::optional<ConstantLoopBounds> bounds =
+              getConstantLoopBounds(loop))
+        work *= std::max<int64_t>(
+            0, llvm::divideCeil(bounds->upper - bounds->lower, bounds->step));
     }
     insideWork += inside * work;
     allWork += work;

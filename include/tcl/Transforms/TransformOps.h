@@ -24,6 +24,12 @@
 namespace mlir {
 class DialectRegistry;
 namespace tcl {
+/// Set by SkipZeroBorderTapsOp on a kernel-window loop whose every tap, as
+/// narrowed, reads one row of the unpadded input along these input dims
+/// (an i64 array); FoldPaddingIntoTilesOp then knows such slices lie
+/// inside along them.
+inline constexpr llvm::StringLiteral kTapsInsideAttrName = "__tcl_taps_inside";
+
 /// Registers tcl's transform ops with the transform dialect.
 void registerTransformDialectExtension(DialectRegistry &registry);
 } // namespace tcl

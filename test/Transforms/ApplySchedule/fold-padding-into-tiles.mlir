@@ -7,60 +7,43 @@
 // RUN: tcl-opt %s -split-input-file --tcl-apply-schedule | FileCheck %s
 
 // 16 output rows, 128 columns in tiles of 8: column 0, columns 1 to 126
-// (15 tiles of 8 and one of 6, peeled), column 127; in each, row 0 (whose
-// kernel rows 1 and 2 read the input), rows 1 to 14, row 15 (kernel rows 0
-// and 1). The middle columns read the input directly; the side columns pad
-// their tiles with vectors.
+// (15 tiles of 8 and one of 6, peeled), column 127. The rows need no split:
+// the kernel-row loop runs only the taps whose row lies inside the input
+// (tcl.skip_zero_border_taps). The middle columns read the input directly;
+// the side columns pad their tiles with vectors.
 // CHECK-LABEL: func.func @depthwise
 //  CHECK-SAME:   (%[[X:.*]]: tensor<1x16x128x16xf32>
 //   CHECK-NOT: tensor.pad
 //   CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 //   CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
-//   CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
-//   CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
 //   CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
-//   CHECK-DAG: %[[C15:.*]] = arith.constant 15 : index
+//   CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 //   CHECK-DAG: %[[C120:.*]] = arith.constant 120 : index
 //   CHECK-DAG: %[[C126:.*]] = arith.constant 126 : index
 //   CHECK-DAG: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x3x16xf32>
-// Column 0, row 0 (kernel rows 1 and 2): a zero, then input columns 0 and 1.
+// Column 0: a zero, then input columns 0 and 1.
 //   CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x
-//       CHECK: scf.for %{{.*}} = %[[C1]] to %[[C3]] step %[[C1]]
-//       CHECK:   %[[PADDED:.*]] = vector.transfer_write %[[ZEROS]]
-//       CHECK:   %[[LEFT:.*]] = vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C0]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
-//       CHECK:   %[[TILE:.*]] = vector.transfer_write %[[LEFT]], %[[PADDED]][%[[C0]], %[[C0]], %[[C1]], %[[C0]]]
-//       CHECK:   linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[TILE]],
-// Rows 1 to 14, then row 15 (kernel rows 0 and 1).
-//       CHECK: scf.for %{{.*}} = %[[C1]] to %[[C15]] step %[[C1]]
+//       CHECK: scf.for %{{.*}} = %[[C0]] to %[[C16]] step %[[C1]]
 //       CHECK:   scf.for
-//       CHECK:     vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C0]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
-//       CHECK: scf.for %{{.*}} = %[[C0]] to %[[C2]] step %[[C1]]
-//       CHECK:   vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C0]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
-// Columns 1 to 126, row 0: the input's columns c - 1 to c + 8.
-//       CHECK: scf.for %[[COL:.*]] = %[[C0]] to %[[C120]] step %[[C8]]
-//       CHECK:   scf.for %{{.*}} = %[[C1]] to %[[C3]] step %[[C1]]
-//       CHECK:     %[[TOP:.*]] = tensor.extract_slice %[[X]][0, %{{.*}}, %[[COL]], 0] [1, 1, 10, 16]
-//       CHECK:     linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[TOP]],
-//       CHECK: scf.for
-//       CHECK:   %[[TOPLAST:.*]] = tensor.extract_slice %[[X]][0, %{{.*}}, 120, 0] [1, 1, 8, 16]
-//       CHECK:   linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[TOPLAST]],
-// Rows 1 to 14.
-//       CHECK: scf.for %{{.*}} = %[[C1]] to %[[C15]] step %[[C1]]
-//       CHECK:   scf.for %[[COL2:.*]] = %[[C0]] to %[[C120]] step %[[C8]]
+//       CHECK:     %[[PADDED:.*]] = vector.transfer_write %[[ZEROS]]
+//       CHECK:     %[[LEFT:.*]] = vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C0]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
+//       CHECK:     %[[TILE:.*]] = vector.transfer_write %[[LEFT]], %[[PADDED]][%[[C0]], %[[C0]], %[[C1]], %[[C0]]]
+//       CHECK:     linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[TILE]],
+// Columns 1 to 126: the input's columns c - 1 to c + 8.
+//       CHECK: scf.for %{{.*}} = %[[C0]] to %[[C16]] step %[[C1]]
+//       CHECK:   scf.for %[[COL:.*]] = %[[C0]] to %[[C120]] step %[[C8]]
 //       CHECK:     scf.for
-//       CHECK:       %[[INSIDE:.*]] = tensor.extract_slice %[[X]][0, %{{.*}}, %[[COL2]], 0] [1, 1, 10, 16]
+//       CHECK:       %[[INSIDE:.*]] = tensor.extract_slice %[[X]][0, %{{.*}}, %[[COL]], 0] [1, 1, 10, 16]
 //       CHECK:       linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[INSIDE]],
 //       CHECK:   scf.for
 //       CHECK:     %[[LAST:.*]] = tensor.extract_slice %[[X]][0, %{{.*}}, 120, 0] [1, 1, 8, 16]
 //       CHECK:     linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[LAST]],
-// Row 15, then column 127: input columns 126 and 127, then a zero.
-//       CHECK: scf.for %{{.*}} = %[[C0]] to %[[C120]] step %[[C8]]
-//       CHECK:   scf.for %{{.*}} = %[[C0]] to %[[C2]] step %[[C1]]
-//       CHECK:     tensor.extract_slice %[[X]]{{.*}} [1, 1, 10, 16]
-//       CHECK: scf.for %{{.*}} = %[[C1]] to %[[C3]] step %[[C1]]
-//       CHECK:   %[[PADDED2:.*]] = vector.transfer_write %[[ZEROS]]
-//       CHECK:   %[[RIGHT:.*]] = vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C126]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
-//       CHECK:   vector.transfer_write %[[RIGHT]], %[[PADDED2]][%[[C0]], %[[C0]], %[[C0]], %[[C0]]]
+// Column 127: input columns 126 and 127, then a zero.
+//       CHECK: scf.for %{{.*}} = %[[C0]] to %[[C16]] step %[[C1]]
+//       CHECK:   scf.for
+//       CHECK:     %[[PADDED2:.*]] = vector.transfer_write %[[ZEROS]]
+//       CHECK:     %[[RIGHT:.*]] = vector.transfer_read %[[X]][%[[C0]], %{{.*}}, %[[C126]], %[[C0]]]{{.*}} vector<1x1x2x16xf32>
+//       CHECK:     vector.transfer_write %[[RIGHT]], %[[PADDED2]][%[[C0]], %[[C0]], %[[C0]], %[[C0]]]
 //   CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x
 //       CHECK: return
 func.func @depthwise(%x: tensor<1x16x128x16xf32>, %w: tensor<3x3x16xf32>) -> tensor<1x16x128x16xf32> {
@@ -109,9 +92,10 @@ tcl.sched.schedule task "n" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x
 
 // -----
 
-// A 6x6 map: even split at its side columns, a third of its rows would
-// pad themselves (less than 75% of the work inside), so the input is padded
-// once as before.
+// A 6x6 map whose kernel rows are unrolled (so no tap is skipped): even
+// split at its side columns, a third of its rows would pad themselves
+// (less than 75% of the work inside), so the input is padded once as
+// before.
 // CHECK-LABEL: func.func @small_map
 //       CHECK: tensor.pad
 //       CHECK: scf.for
@@ -129,6 +113,9 @@ func.func @small_map(%x: tensor<1x6x6x16xf32>, %w: tensor<3x3x16xf32>) -> tensor
 }
 tcl.sched.schedule task "s" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x86-avx512" loops [1 parallel, 6 parallel, 6 parallel, 16 parallel, 3 reduction, 3 reduction] {
   tcl.sched.tile [0, 1, 0, 16, 1, 0]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+  tcl.sched.unroll level 0 dim 4 by 3
 }
 
 // -----

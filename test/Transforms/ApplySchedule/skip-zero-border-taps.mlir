@@ -21,6 +21,11 @@
 //       CHECK:   scf.for %{{.*}} = %[[FIRST]] to %[[END]] step %[[C1]]
 //       CHECK:     scf.for %{{.*}} = %[[C0]] to %[[C3]] step %[[C1]]
 //       CHECK:       linalg.conv_2d_nhwc_hwcf
+// Each kernel row it runs reads one input row, inside the input: the loop
+// says so (tcl.fold_padding_into_tiles reads it); the column loop's taps
+// read 7 columns, some of them border.
+//   CHECK-NOT:     __tcl_taps_inside
+//       CHECK:   } {__tcl_taps_inside = array<i64: 1>}
 func.func @padded_conv(%x: tensor<1x7x7x16xf32>, %w: tensor<3x3x16x32xf32>) -> tensor<1x7x7x32xf32> {
   %zero = arith.constant 0.0 : f32
   %in = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
