@@ -139,6 +139,19 @@ getIterationRange(scf::ForOp loop) {
   return std::make_pair(bounds->lower, last);
 }
 
+/// The smallest and largest values of `coefficient` times the induction
+/// variable of `loop` (getIterationRange); none if the loop may not run.
+static std::optional<std::pair<int64_t, int64_t>>
+getScaledIterationRange(scf::ForOp loop, int64_t coefficient) {
+  std::optional<std::pair<int64_t, int64_t>> range = getIterationRange(loop);
+  if (!range)
+    return std::nullopt;
+  int64_t low = coefficient * range->first, high = coefficient * range->second;
+  if (coefficient < 0)
+    std::swap(low, high);
+  return std::make_pair(low, high);
+}
+
 /// Whether `slice` takes a unit-stride, rank-preserving slice.
 static bool isPlainSlice(Operation *op) {
   auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
@@ -223,19 +236,15 @@ getInteriorCondition(tensor::PadOp pad, tensor::ExtractSliceOp slice,
       continue;
     }
     auto inner = scf::getForInductionVarOwner(value);
-    if (!inner || !loop->isProperAncestor(inner))
+    if (!inner || !loop->isProperAncestor(inner) ||
+        !getConstantLoopBounds(inner))
       return std::nullopt;
-    if (!getConstantLoopBounds(inner))
-      return std::nullopt;
-    std::optional<std::pair<int64_t, int64_t>> range = getIterationRange(inner);
+    std::optional<std::pair<int64_t, int64_t>> range =
+        getScaledIterationRange(inner, coefficient);
     if (!range)
       continue; // The loop never runs.
-    int64_t lowest = coefficient * range->first,
-            highest = coefficient * range->second;
-    if (coefficient < 0)
-      std::swap(lowest, highest);
-    condition.innerMin += lowest;
-    condition.innerMax += highest;
+    condition.innerMin += range->first;
+    condition.innerMax += range->second;
   }
   return condition;
 }
@@ -298,15 +307,11 @@ getOffsetRange(OpFoldResult offset) {
   for (auto [value, coefficient] : index->terms) {
     auto loop = scf::getForInductionVarOwner(value);
     std::optional<std::pair<int64_t, int64_t>> range =
-        loop ? getIterationRange(loop) : std::nullopt;
+        loop ? getScaledIterationRange(loop, coefficient) : std::nullopt;
     if (!range)
       return std::nullopt;
-    int64_t low = coefficient * range->first,
-            high = coefficient * range->second;
-    if (coefficient < 0)
-      std::swap(low, high);
-    lowest += low;
-    highest += high;
+    lowest += range->first;
+    highest += range->second;
   }
   return std::make_pair(lowest, highest);
 }
@@ -323,13 +328,14 @@ static bool isInteriorAlways(tensor::PadOp pad, tensor::ExtractSliceOp slice,
   int64_t size = slice.getStaticSizes()[dim];
   // A row a kernel tap reads that SkipZeroBorderTapsOp knows is inside.
   std::optional<LinearIndex> index = getLinearIndex(offset);
-  if (size == 1 && index && llvm::any_of(index->terms, [&](auto term) {
-        auto loop = scf::getForInductionVarOwner(term.first);
-        auto inside = loop ? loop->template getAttrOfType<DenseI64ArrayAttr>(
-                                 kTapsInsideAttrName)
-                           : DenseI64ArrayAttr();
-        return inside && llvm::is_contained(inside.asArrayRef(), dim);
-      }))
+  auto readsInside = [&](const std::pair<Value, int64_t> &term) {
+    auto loop = scf::getForInductionVarOwner(term.first);
+    auto inside =
+        loop ? loop->getAttrOfType<DenseI64ArrayAttr>(kTapsInsideAttrName)
+             : DenseI64ArrayAttr();
+    return inside && llvm::is_contained(inside.asArrayRef(), dim);
+  };
+  if (size == 1 && index && llvm::any_of(index->terms, readsInside))
     return true;
   std::optional<std::pair<int64_t, int64_t>> range = getOffsetRange(offset);
   return range && !ShapedType::isDynamic(size) && range->first >= low &&
@@ -606,12 +612,9 @@ static bool foldPaddingIntoTiles(RewriterBase &rewriter, tensor::PadOp pad) {
     return slices;
   };
   // Every slice must have static sizes, and each padded dimension a loop
-  // that decides it; else the pad stays (one copy of the input is cheaper
-  // than a padded tile at every step).
-  // Nor where most of the work would be in tiles that pad themselves: a
-  // map whose column tile spans it (a 14x14 map), each tile a padded copy
-  // of its own at every kernel row, ran slower than one padded copy of the
-  // input. (Work: a slice's elements times the trips of its loops.)
+  // that decides it or bounded offsets; else the pad stays. Nor where most
+  // of the work (a slice's elements times its loops' trips) would be in
+  // tiles that pad themselves (kMinInteriorFraction).
   double insideWork = 0, allWork = 0;
   for (tensor::ExtractSliceOp slice : getSlices()) {
     if (!slice.getResultType().hasStaticShape())
@@ -638,12 +641,11 @@ static bool foldPaddingIntoTiles(RewriterBase &rewriter, tensor::PadOp pad) {
     }
     double work = slice.getResultType().getNumElements();
     for (auto loop = slice->getParentOfType<scf::ForOp>(); loop;
-         loop = loop->getParentOfType<scf::ForOp>()) {
+         loop = loop->getParentOfType<scf::ForOp>())
       if (std::optional<ConstantLoopBounds> bounds =
               getConstantLoopBounds(loop))
         work *= std::max<int64_t>(
             0, llvm::divideCeil(bounds->upper - bounds->lower, bounds->step));
-    }
     insideWork += inside * work;
     allWork += work;
   }

@@ -337,18 +337,13 @@ static bool skipZeroBorderTaps(RewriterBase &rewriter, linalg::LinalgOp target,
   Value lower =
       rewriter.create<arith::MaxSIOp>(loc, loop.getLowerBound(), first);
   Value upper = rewriter.create<arith::MinSIOp>(loc, loop.getUpperBound(), end);
-  SmallVector<int64_t> insideDims;
-  if (auto marked = loop->getAttrOfType<DenseI64ArrayAttr>(kTapsInsideAttrName))
-    insideDims.assign(marked.asArrayRef().begin(), marked.asArrayRef().end());
-  // A tap that reads one row and not only padding reads inside.
-  if (span == 1)
-    insideDims.push_back(dim.input);
   rewriter.modifyOpInPlace(loop, [&] {
     loop.setLowerBound(lower);
     loop.setUpperBound(upper);
-    if (!insideDims.empty())
+    // A tap that reads one row and not only padding reads inside.
+    if (span == 1)
       loop->setAttr(kTapsInsideAttrName,
-                    rewriter.getDenseI64ArrayAttr(insideDims));
+                    rewriter.getDenseI64ArrayAttr({int64_t(dim.input)}));
   });
   return true;
 }
