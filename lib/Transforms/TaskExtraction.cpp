@@ -212,7 +212,16 @@ mlir::tcl::extractTaskWorkload(ModuleOp module, StringRef task, StringRef entry,
   });
   if (!anchor)
     return failure();
-  SmallVector<Operation *> ops = {anchor};
+  // The anchor's padded inputs come with their pads: what the model runs
+  // reads the unpadded tensor, and the schedule may fold the padding into
+  // the anchor's tiles (tcl.fold_padding_into_tiles), so a workload that
+  // took the padded tensor as an argument would time other code.
+  SmallVector<Operation *> ops;
+  for (Value input : cast<linalg::LinalgOp>(anchor).getDpsInputs())
+    if (auto pad = input.getDefiningOp<tensor::PadOp>();
+        pad && !llvm::is_contained(ops, pad.getOperation()))
+      ops.push_back(pad);
+  ops.push_back(anchor);
   for (Operation *op = anchor;
        op->getNumResults() == 1 && op->getResult(0).hasOneUse();) {
     Operation *user = *op->getResult(0).getUsers().begin();
@@ -257,7 +266,10 @@ mlir::tcl::extractTaskWorkload(ModuleOp module, StringRef task, StringRef entry,
     for (Value value : captured)
       bring(value);
     Operation *clone = builder.clone(*op, mapping);
-    clone->setAttr(op == anchor ? kTaskAttrName : kEpilogueAttrName, newTag);
+    if (op == anchor)
+      clone->setAttr(kTaskAttrName, newTag);
+    else if (op->hasAttr(kEpilogueAttrName))
+      clone->setAttr(kEpilogueAttrName, newTag);
   }
   Value result = mapping.lookup(ops.back()->getResult(0));
   builder.create<func::ReturnOp>(anchor->getLoc(), result);

@@ -59,8 +59,9 @@ std::vector<TaskSummary> summarizeTasks(ModuleOp module);
 Operation *findTaskAnchor(ModuleOp module);
 
 /// The first occurrence of task `task` in `module` as a module of its own:
-/// `func.func @<entry>` computing the anchor and its epilogue, tagged as
-/// task `renamedTask`. Values the task reads from outside become arguments,
+/// `func.func @<entry>` computing the anchor (with the `tensor.pad`s that
+/// produce its inputs) and its epilogue, tagged as task `renamedTask`.
+/// Values the task reads from outside become arguments,
 /// except what is cheap to recompute (scalar constants, tensor.empty,
 /// linalg.fill of those), which is cloned. This is what the tuner measures
 /// and what the database stores as the workload. Fails if the task is not
