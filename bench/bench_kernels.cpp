@@ -13,7 +13,8 @@
 // machine's measured FMA peak; GFLOP/s of the median run, % of peak and the
 // ratio to oneDNN. Outputs of tcl and oneDNN are compared as well.
 //
-// Usage: tcl-bench-kernels <threads> [filter]   (bench/run.sh sets
+// Usage: tcl-bench-kernels [threads] [filter] [--rounds=N] [--tune=N
+// --tuning-db=PATH] (--help says so; bench/run.sh sets
 // OMP_NUM_THREADS for oneDNN to the same count).
 //
 //===----------------------------------------------------------------------===//
@@ -497,6 +498,22 @@ int main(int argc, char **argv) {
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg(argv[i]);
+    if (arg == "--help" || arg == "-h") {
+      std::printf(
+          "usage: tcl-bench-kernels [threads] [name filter] [--rounds=N] "
+          "[--tune=N --tuning-db=PATH]\n"
+          "Times tcl's kernels (default, hand and tuned schedules) and "
+          "oneDNN's, side by side in this process, on the workloads whose "
+          "name contains the filter; prints a table.\n");
+      return 0;
+    }
+    if (arg.starts_with("-") && !arg.starts_with("--tune=") &&
+        !arg.starts_with("--tuning-db=") && !arg.starts_with("--rounds=")) {
+      std::fprintf(stderr,
+                   "tcl-bench-kernels: unknown option '%s' (see --help)\n",
+                   argv[i]);
+      return 2;
+    }
     if (arg.consume_front("--tune="))
       tuneTrials = std::atoi(arg.str().c_str());
     else if (arg.consume_front("--tuning-db="))

@@ -17,7 +17,7 @@ llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tools = ["tcl-opt", "tcl-compile", "tcl-run", "tcl-tuning-db", "tcl-cost-model",
-         "tcl-onnx-conformance"]
+         "tcl-onnx-conformance", "tcl-bench-kernels"]
 llvm_config.add_tool_substitutions(tools, [config.tcl_tools_dir])
 # Each tool the build has is a feature, so that a build of some tools only
 # (the sanitized one CI runs, scripts/test.sh) skips the tests of the others.
