@@ -27,8 +27,10 @@ namespace tcl {
 /// Set by SkipZeroBorderTapsOp on a kernel-window loop whose every tap, as
 /// narrowed, reads one row of the unpadded input along these input dims
 /// (an i64 array); FoldPaddingIntoTilesOp then knows such slices lie
-/// inside along them.
-inline constexpr llvm::StringLiteral kTapsInsideAttrName = "__tcl_taps_inside";
+/// inside along them. A temporary mark of the schedule's sequence (its name
+/// starts like the task-instance tags): removed when the sequence is done.
+inline constexpr llvm::StringLiteral kTapsInsideAttrName =
+    "__tcl_sched_taps_inside";
 
 /// Registers tcl's transform ops with the transform dialect.
 void registerTransformDialectExtension(DialectRegistry &registry);
