@@ -1,15 +1,22 @@
 #!/usr/bin/python3
-"""Tuning benchmark: the built-in search on whole models, 1 thread.
+"""Tuning benchmark: the built-in search on whole models.
 
-1. Tuning curves of random search vs XGBoost-guided search at equal trials
-   (ResNet-18 by default): the model's estimated latency (sum over tasks of
-   weight x best measured task latency) after each batch, same seed, same
-   starting point (the default schedules). Plots: <out>/<model>-<cost>.svg.
-2. End to end, batch 1: the tuned library vs the untuned one vs libtorch
-   (OpenBLAS), all timed in this run.
+1. Tuning curves of the cost models (random search vs XGBoost-guided search
+   by default) at equal trials (ResNet-18 by default): the model's
+   estimated latency (sum over tasks of weight x best measured task
+   latency) after each batch, same seed, same starting point (the default
+   schedules). Plots: <out>/<model>-<cost>-<threads>t.svg.
+2. Per run: the tuning time, the worst task's default / tuned latency (how
+   far below what the search found the default schedule fell), and the
+   share of the tuned model's latency spent outside the tuned tasks
+   (measured end to end against the sum of its tasks' best latencies).
+3. End to end, batch 1: the tuned libraries vs the untuned one vs libtorch
+   (OpenBLAS) at the same thread count, all timed in this run.
 
 Usage: /usr/bin/python3 bench/tuning.py [BUILD_DIR] [--trials N]
-       [--models resnet18,bert_encoder] [--out DIR]
+       [--models resnet18,bert_encoder] [--cost-models random,xgboost]
+       [--threads 1,2] [--out DIR]
+Without --trials, tcl-compile's default budget is used (its --help).
 """
 import argparse
 import os
@@ -24,34 +31,46 @@ import models as e2e  # noqa: E402  (bench/models.py: libtorch timing)
 PROGRESS = re.compile(r"\[\s*(\d+)/\s*\d+\] \S+\s+best .* model\s+([0-9.]+) ms")
 
 
-def tune(build, name, cost_model, trials, out):
+TASK_ROW = re.compile(r"^\| (\S+) \| ([0-9.]+) \| (\d+) \| (\d+) \| ([0-9.]+) \| "
+                      r"([0-9.]+) \| ([0-9.]+) \|")
+
+
+def tune(build, name, cost_model, trials, threads, out):
     directory = os.path.join(build, "models", name)
-    database = os.path.join(out, f"{name}-{cost_model}.db")
+    stem = f"{name}-{cost_model}-{threads}t"
+    database = os.path.join(out, f"{stem}.db")
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(database + suffix):
             os.remove(database + suffix)
-    library = os.path.join(out, f"{name}-{cost_model}.so")
+    library = os.path.join(out, f"{stem}.so")
+    command = [os.path.join(build, "bin", "tcl-compile"),
+               os.path.join(directory, "model.onnx"), "--tune",
+               f"--cost-model={cost_model}", "--seed=1",
+               f"--num-threads={threads}", f"--tuning-db={database}",
+               f"--tuning-curve={os.path.join(out, stem + '.svg')}",
+               "-o", library]
+    if trials:
+        command.append(f"--trials={trials}")
     start = time.perf_counter()
-    result = subprocess.run(
-        [os.path.join(build, "bin", "tcl-compile"),
-         os.path.join(directory, "model.onnx"), "--tune",
-         f"--trials={trials}", f"--cost-model={cost_model}", "--seed=1",
-         f"--tuning-db={database}",
-         f"--tuning-curve={os.path.join(out, f'{name}-{cost_model}.svg')}",
-         "-o", library], check=True, capture_output=True, text=True)
+    result = subprocess.run(command, check=True, capture_output=True,
+                            text=True)
     seconds = time.perf_counter() - start
     curve = [(int(m.group(1)), float(m.group(2)))
              for m in PROGRESS.finditer(result.stderr)]
-    table = [line for line in result.stderr.splitlines()
-             if line.startswith("| all")]
-    return curve, seconds, library, table
+    # Per task: (name, weight, default ms, tuned ms).
+    tasks = [(m.group(1), float(m.group(2)), float(m.group(5)),
+              float(m.group(6)))
+             for m in map(TASK_ROW.match, result.stderr.splitlines()) if m]
+    return {"curve": curve, "seconds": seconds, "library": library,
+            "tasks": tasks}
 
 
-def latency(build, name, library):
+def latency(build, name, library, threads):
     directory = os.path.join(build, "models", name)
     out = subprocess.run(
         [os.path.join(build, "bin", "tcl-run"),
          os.path.join(directory, "model.onnx"), f"--library={library}",
+         f"--num-threads={threads}",
          f"--test-data={directory}/test_data_set_0",
          f"--repeats={e2e.REPEATS}"],
         check=True, capture_output=True, text=True).stdout
@@ -71,58 +90,81 @@ def at(curve, trials):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build", nargs="?", default="build")
-    parser.add_argument("--trials", type=int, default=300)
+    parser.add_argument("--trials", type=int, default=None,
+                        help="trials per run (default: tcl-compile's)")
     parser.add_argument("--models", default="resnet18")
+    parser.add_argument("--cost-models", default="random,xgboost")
+    parser.add_argument("--threads", default="1")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     out = args.out or os.path.join(args.build, "bench-tuning")
     os.makedirs(out, exist_ok=True)
     names = args.models.split(",")
+    cost_models = args.cost_models.split(",")
+    thread_counts = [int(t) for t in args.threads.split(",")]
     for name in names:
         if not os.path.exists(os.path.join(args.build, "models", name,
                                            "model.onnx")):
             e2e.generate.export(name, os.path.join(args.build, "models"))
 
-    print(f"Tuning, 1 thread, this host's platform, {args.trials} trials per "
-          f"run (default schedules included), seed 1\n")
+    budget = (f"{args.trials} trials" if args.trials
+              else "tcl-compile's default budget")
+    print(f"Tuning on this host's platform, {budget} per run (default "
+          f"schedules included), seed 1\n")
     results = {}
     for name in names:
-        for cost_model in ("random", "xgboost"):
-            results[name, cost_model] = tune(args.build, name, cost_model,
-                                             args.trials, out)
+        for threads in thread_counts:
+            for cost_model in cost_models:
+                results[name, threads, cost_model] = tune(
+                    args.build, name, cost_model, args.trials, threads, out)
 
     print("Estimated model latency (sum of weight x best task latency, ms) "
           "after N trials:\n")
-    checkpoints = [args.trials * k // 4 for k in (1, 2, 3, 4)]
-    print("| model | cost model | " +
-          " | ".join(f"{c} trials" for c in checkpoints) +
-          " | tuning time (s) |")
-    print("| --- | --- | " + " | ".join("---:" for _ in checkpoints) +
-          " | ---: |")
-    for (name, cost_model), (curve, seconds, _, _) in results.items():
+    print("| model | threads | cost model | at 1/4 | at 1/2 | at 3/4 | "
+          "at the end | tuning time (s) |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    for (name, threads, cost_model), run in results.items():
+        last = run["curve"][-1][0] if run["curve"] else 0
         cells = []
-        for c in checkpoints:
-            value = at(curve, c)
-            cells.append(f"{value:.2f}" if value is not None else "-")
-        print(f"| {name} | {cost_model} | " + " | ".join(cells) +
-              f" | {seconds:.0f} |")
+        for k in (1, 2, 3, 4):
+            value = at(run["curve"], last * k // 4)
+            cells.append(f"{value:.2f} ({last * k // 4})"
+                         if value is not None else "-")
+        print(f"| {name} | {threads} | {cost_model} | " + " | ".join(cells) +
+              f" | {run['seconds']:.0f} |")
 
     print("\nEnd to end, batch 1, median of "
-          f"{e2e.REPEATS} runs (tcl-run; libtorch in this process):\n")
-    print("| model | untuned (ms) | tuned random (ms) | tuned xgboost (ms) "
-          "| libtorch (ms) | tuned xgboost / untuned speed | "
-          "tuned xgboost / libtorch speed | checks |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+          f"{e2e.REPEATS} runs (tcl-run; libtorch in this process). Worst "
+          "task: the largest default / tuned latency of a task. Outside "
+          "tasks: the share of the tuned model's latency not in its tuned "
+          "tasks (1 - estimate / measured).\n")
+    print("| model | threads | cost model | tuning (s) | untuned (ms) | "
+          "tuned (ms) | libtorch (ms) | tuned / libtorch speed | "
+          "worst task (default / tuned) | outside tasks | checks |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | "
+          "---: | --- |")
     for name in names:
-        _, untuned_ms, ok0 = e2e.tcl(args.build, name, 1)
-        random_ms, ok1 = latency(args.build, name, results[name, "random"][2])
-        xgb_ms, ok2 = latency(args.build, name, results[name, "xgboost"][2])
-        torch_ms = e2e.torch_latency(name, 1)
-        checks = "ok" if ok0 and ok1 and ok2 else "WRONG"
-        print(f"| {name} | {untuned_ms:.2f} | {random_ms:.2f} | {xgb_ms:.2f} "
-              f"| {torch_ms:.2f} | {untuned_ms / xgb_ms:.2f} | "
-              f"{torch_ms / xgb_ms:.2f} | {checks} |", flush=True)
-    print(f"\nPlots: {out}/<model>-<cost model>.svg")
+        for threads in thread_counts:
+            _, untuned_ms, ok0 = e2e.tcl(args.build, name, threads)
+            torch_ms = e2e.torch_latency(name, threads)
+            for cost_model in cost_models:
+                run = results[name, threads, cost_model]
+                tuned_ms, ok1 = latency(args.build, name, run["library"],
+                                        threads)
+                worst = max(run["tasks"], key=lambda t: t[2] / t[3],
+                            default=None)
+                worst_text = (f"{worst[2] / worst[3]:.2f} ({worst[0]})"
+                              if worst else "-")
+                estimate = run["curve"][-1][1] if run["curve"] else None
+                outside = (f"{max(0.0, 1 - estimate / tuned_ms) * 100:.0f} %"
+                           if estimate else "-")
+                checks = "ok" if ok0 and ok1 else "WRONG"
+                print(f"| {name} | {threads} | {cost_model} | "
+                      f"{run['seconds']:.0f} | {untuned_ms:.2f} | "
+                      f"{tuned_ms:.2f} | {torch_ms:.2f} | "
+                      f"{torch_ms / tuned_ms:.2f} | {worst_text} | "
+                      f"{outside} | {checks} |", flush=True)
+    print(f"\nPlots: {out}/<model>-<cost model>-<threads>t.svg")
 
 
 if __name__ == "__main__":
