@@ -184,10 +184,12 @@ struct LinearOffset {
 };
 } // namespace
 
-/// The H and W window dimensions of the convolutions whose zero-border taps
-/// can be skipped (none for other ops).
+/// The H and W window dimensions of the convolutions and poolings whose
+/// border taps can be skipped (none for other ops).
 static SmallVector<ConvWindowDim> getConvWindowDims(linalg::LinalgOp op) {
-  if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(op))
+  // A pooling's second input is its window: [KH, KW].
+  if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+          linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op))
     return {{1, 0}, {2, 1}};
   // Input [N, H, W, G, C], filter [G, KH, KW, C, F].
   if (matchGroupedConv(op))
@@ -195,11 +197,25 @@ static SmallVector<ConvWindowDim> getConvWindowDims(linalg::LinalgOp op) {
   return {};
 }
 
-/// The zero-padded tensor that `value` is a unit-stride, rank-preserving
-/// slice of (through any number of such slices), with the slices' offsets
-/// along `dim`; null if there is none.
-static tensor::PadOp getZeroPadding(Value value, unsigned dim,
-                                    SmallVector<OpFoldResult> &offsets) {
+/// Whether a tap of `op` that reads only `padding` changes nothing: -inf
+/// for a max pooling, zero for a convolution's products and a sum pooling.
+static bool isNeutralPadding(linalg::LinalgOp op, Value padding) {
+  if (isa<linalg::PoolingNhwcMaxOp>(op)) {
+    FloatAttr value;
+    return matchPattern(padding, m_Constant(&value)) &&
+           value.getValue().isInfinity() && value.getValue().isNegative();
+  }
+  return matchPattern(padding, m_AnyZeroFloat()) ||
+         matchPattern(padding, m_Zero());
+}
+
+/// The tensor padded with `op`'s neutral value (isNeutralPadding) that
+/// `value` is a unit-stride, rank-preserving slice of (through any number
+/// of such slices), with the slices' offsets along `dim`; null if there is
+/// none.
+static tensor::PadOp getNeutralPadding(linalg::LinalgOp op, Value value,
+                                       unsigned dim,
+                                       SmallVector<OpFoldResult> &offsets) {
   while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>()) {
     if (!slice.hasUnitStride() ||
         slice.getSourceType().getRank() != slice.getResultType().getRank())
@@ -211,8 +227,7 @@ static tensor::PadOp getZeroPadding(Value value, unsigned dim,
   if (!pad)
     return {};
   Value padding = pad.getConstantPaddingValue();
-  if (!padding || !(matchPattern(padding, m_AnyZeroFloat()) ||
-                    matchPattern(padding, m_Zero())))
+  if (!padding || !isNeutralPadding(op, padding))
     return {};
   return pad;
 }
@@ -267,7 +282,7 @@ getLinearOffset(RewriterBase &rewriter, scf::ForOp loop, OpFoldResult offset) {
 }
 
 /// Narrows the loop of `target`'s window dimension `dim` to the taps whose
-/// input is not all zero border; false if it cannot tell which they are.
+/// input is not all border; false if it cannot tell which they are.
 static bool skipZeroBorderTaps(RewriterBase &rewriter, linalg::LinalgOp target,
                                ConvWindowDim dim) {
   Value filter = target.getDpsInputOperand(1)->get();
@@ -294,7 +309,7 @@ static bool skipZeroBorderTaps(RewriterBase &rewriter, linalg::LinalgOp target,
   Value input = target.getDpsInputOperand(0)->get();
   auto inputType = dyn_cast<RankedTensorType>(input.getType());
   SmallVector<OpFoldResult> offsets;
-  tensor::PadOp pad = getZeroPadding(input, dim.input, offsets);
+  tensor::PadOp pad = getNeutralPadding(target, input, dim.input, offsets);
   if (!pad || !inputType || inputType.isDynamicDim(dim.input) ||
       pad.getSourceType().isDynamicDim(dim.input) ||
       ShapedType::isDynamic(pad.getStaticLow()[dim.input]))

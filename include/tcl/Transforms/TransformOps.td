@@ -74,18 +74,21 @@ def PeelPartialLoopsOp : Op<Transform_Dialect, "tcl.peel_partial_loops",
 def SkipZeroBorderTapsOp : Op<Transform_Dialect, "tcl.skip_zero_border_taps",
     [DeclareOpInterfaceMethods<TransformOpInterface>,
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "Narrows a tiled convolution's kernel-window loops to the "
-                "taps that read more than the zero border of its input";
+  let summary = "Narrows a tiled convolution's or pooling's kernel-window "
+                "loops to the taps that read more than the border of its input";
   let description = [{
     Each target is a tile of a 2-D convolution on tensors
     (`linalg.conv_2d_nhwc_hwcf`, `linalg.depthwise_conv_2d_nhwc_hwc` or
-    tcl's grouped convolution) whose input is a unit-stride slice, directly
-    or through other such slices, of a `tensor.pad` with a zero padding
-    value and static low padding. Where the tile's kernel-window offset
+    tcl's grouped convolution) or pooling (`linalg.pooling_nhwc_max`,
+    `linalg.pooling_nhwc_sum`) whose input is a unit-stride slice, directly
+    or through other such slices, of a `tensor.pad` with static low padding
+    and a padding value that changes nothing: zero for a convolution and a
+    sum, -inf for a maximum. Where the tile's kernel-window offset
     along H or W is the induction variable of an enclosing `scf.for` of
     step 1 (a window tile of one tap) that holds no other structured op, the
     loop's bounds become those of the taps whose input rows (columns) are not
-    all in the padding: the skipped taps would only add zero products. The
+    all in the padding: the skipped taps would only add zero products (or
+    take the maximum with -inf). The
     new bounds are computed before the loop from the values the offsets are
     made of (an affine.apply of the induction variable and values defined
     outside the loop); a loop whose offsets depend on anything else is left

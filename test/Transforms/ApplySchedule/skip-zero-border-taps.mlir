@@ -112,3 +112,55 @@ func.func @padded_with_ones(%x: tensor<1x7x7x16xf32>, %w: tensor<3x3x16x32xf32>)
 tcl.sched.schedule task "t" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-avx512" loops [1 parallel, 7 parallel, 7 parallel, 32 parallel, 3 reduction, 3 reduction, 16 reduction] {
   tcl.sched.tile [0, 1, 0, 0, 1, 1, 1]
 }
+
+// -----
+
+// A max pooling whose border is -inf: a tap that reads only border changes
+// no maximum, and is skipped like a convolution's zero products.
+// CHECK-LABEL: func.func @max_pool_minus_infinity
+//   CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+//   CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+//       CHECK: scf.for %[[R:.*]] = %[[C0]] to
+//       CHECK:   %[[FIRST:.*]] = arith.maxsi %{{.*}}, %[[C0]]
+//       CHECK:   %[[END:.*]] = arith.minsi %{{.*}}, %[[C3]]
+//       CHECK:   scf.for %{{.*}} = %[[FIRST]] to %[[END]]
+//       CHECK:     linalg.pooling_nhwc_max
+func.func @max_pool_minus_infinity(%x: tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0] high[0, 0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x8x8x16xf32> to tensor<1x9x9x16xf32>
+  %e = tensor.empty() : tensor<1x4x4x16xf32>
+  %o = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  %k = tensor.empty() : tensor<3x3xf32>
+  %0 = linalg.pooling_nhwc_max {tcl.task = "t", dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %k : tensor<1x9x9x16xf32>, tensor<3x3xf32>) outs(%o : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  return %0 : tensor<1x4x4x16xf32>
+}
+tcl.sched.schedule task "t" anchor "linalg.pooling_nhwc_max" target "x86-avx512" loops [1 parallel, 4 parallel, 4 parallel, 16 parallel, 3 reduction, 3 reduction] {
+  tcl.sched.tile [0, 1, 4, 0, 1, 1]
+}
+
+// -----
+
+// A max pooling padded with zeros takes the border into its maximum (a
+// negative window becomes 0): its taps all run.
+// CHECK-LABEL: func.func @max_pool_zero_border
+//   CHECK-NOT: arith.maxsi
+//       CHECK: linalg.pooling_nhwc_max
+func.func @max_pool_zero_border(%x: tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0] high[0, 0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x16xf32> to tensor<1x9x9x16xf32>
+  %e = tensor.empty() : tensor<1x4x4x16xf32>
+  %o = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  %k = tensor.empty() : tensor<3x3xf32>
+  %0 = linalg.pooling_nhwc_max {tcl.task = "t", dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %k : tensor<1x9x9x16xf32>, tensor<3x3xf32>) outs(%o : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  return %0 : tensor<1x4x4x16xf32>
+}
+tcl.sched.schedule task "t" anchor "linalg.pooling_nhwc_max" target "x86-avx512" loops [1 parallel, 4 parallel, 4 parallel, 16 parallel, 3 reduction, 3 reduction] {
+  tcl.sched.tile [0, 1, 4, 0, 1, 1]
+}
