@@ -24,8 +24,9 @@ namespace mlir::tcl {
 /// not: measurements carry it (TuningRecord::codegen), and the search and the
 /// training data do not mix latencies of different versions.
 /// 1: 2026-12-02 (partial tiles peeled; the first version recorded).
-/// 2: 2026-12-04 (zero-border taps skipped, depthwise and pooling padding
-///    folded into tiles, and a task's workload takes its input pads along).
+/// 2: 2026-12-04 (convolutions' and poolings' border taps skipped, depthwise
+///    and pooling padding folded into tiles, and a task's workload takes
+///    its input pads along).
 constexpr unsigned kCodegenVersion = 2;
 
 struct LoweringOptions {
