@@ -205,17 +205,20 @@ static llvm::cl::opt<double> ewcWeight(
     "ewc-weight",
     llvm::cl::desc("continual: the weight of the EWC penalty (the Fisher "
                    "information has mean 1)"),
-    llvm::cl::init(10), llvm::cl::cat(toolCategory));
+    llvm::cl::init(learned::ContinualOptions().ewcWeight),
+    llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned> distillEpochs(
     "distill-epochs",
     llvm::cl::desc("continual: epochs of each distillation into the "
                    "knowledge base"),
-    llvm::cl::init(10), llvm::cl::cat(toolCategory));
+    llvm::cl::init(learned::ContinualOptions().distillEpochs),
+    llvm::cl::cat(toolCategory));
 static llvm::cl::opt<float>
     gateInit("gate-init",
              llvm::cl::desc("continual: the lateral gates' value before "
                             "training"),
-             llvm::cl::init(0.1f), llvm::cl::cat(toolCategory));
+             llvm::cl::init(learned::ContinualOptions().gateInit),
+             llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool> freshColumn(
     "fresh-column",
     llvm::cl::desc("continual: start each active column freshly initialized "
