@@ -28,7 +28,8 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 import models as e2e  # noqa: E402  (bench/models.py: libtorch timing)
 
-PROGRESS = re.compile(r"\[\s*(\d+)/\s*\d+\] \S+\s+best .* model\s+([0-9.]+) ms")
+PROGRESS = re.compile(
+    r"\[\s*(\d+)/\s*\d+\] (\S+)\s+best .* model\s+([0-9.]+) ms")
 
 
 TASK_ROW = re.compile(r"^\| (\S+) \| ([0-9.]+) \| (\d+) \| (\d+) \| ([0-9.]+) \| "
@@ -55,14 +56,22 @@ def tune(build, name, cost_model, trials, threads, out):
     result = subprocess.run(command, check=True, capture_output=True,
                             text=True)
     seconds = time.perf_counter() - start
-    curve = [(int(m.group(1)), float(m.group(2)))
-             for m in PROGRESS.finditer(result.stderr)]
+    progress = list(PROGRESS.finditer(result.stderr))
+    curve = [(int(m.group(1)), float(m.group(3))) for m in progress]
     # Per task: (name, weight, default ms, tuned ms).
     tasks = [(m.group(1), float(m.group(2)), float(m.group(5)),
               float(m.group(6)))
              for m in map(TASK_ROW.match, result.stderr.splitlines()) if m]
+    # The estimate counts the tasks measured so far: it is the model's only
+    # once every task's default schedule is in (the first trials).
+    seen = set()
+    complete = None
+    for m in progress:
+        seen.add(m.group(2))
+        if complete is None and len(seen) == len(tasks):
+            complete = int(m.group(1))
     return {"curve": curve, "seconds": seconds, "library": library,
-            "tasks": tasks}
+            "tasks": tasks, "complete": complete}
 
 
 def latency(build, name, library, threads):
@@ -119,16 +128,20 @@ def main():
                     args.build, name, cost_model, args.trials, threads, out)
 
     print("Estimated model latency (sum of weight x best task latency, ms) "
-          "after N trials:\n")
-    print("| model | threads | cost model | at 1/4 | at 1/2 | at 3/4 | "
+          "once every task's default schedule is measured, then after a "
+          "third, two thirds and all of the remaining trials (trials in "
+          "parentheses):\n")
+    print("| model | threads | cost model | defaults | 1/3 | 2/3 | "
           "at the end | tuning time (s) |")
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
     for (name, threads, cost_model), run in results.items():
         last = run["curve"][-1][0] if run["curve"] else 0
+        first = run["complete"] or last
         cells = []
-        for k in (1, 2, 3, 4):
-            value = at(run["curve"], last * k // 4)
-            cells.append(f"{value:.2f} ({last * k // 4})"
+        for k in (0, 1, 2, 3):
+            trials = first + (last - first) * k // 3
+            value = at(run["curve"], trials)
+            cells.append(f"{value:.2f} ({trials})"
                          if value is not None else "-")
         print(f"| {name} | {threads} | {cost_model} | " + " | ".join(cells) +
               f" | {run['seconds']:.0f} |")

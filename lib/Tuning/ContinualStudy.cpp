@@ -133,6 +133,14 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
         return created.takeError();
       continual = std::move(*created);
     }
+    // What the knowledge base knows of a new platform before it sees any of
+    // its programs: the transfer from the earlier platforms, the baseline
+    // of what learning the platform adds.
+    if (index > 0) {
+      ContinualScorer before(
+          *continual, learned::ContinualModel::Column::KnowledgeBase, kind);
+      record(stage, "knowledge base, before learning it", platform, 0, before);
+    }
     auto train = makeTrainOptions(options.training);
     if (!train)
       return train.takeError();
