@@ -507,20 +507,18 @@ int main(int argc, char **argv) {
           "name contains the filter; prints a table.\n");
       return 0;
     }
-    if (arg.starts_with("-") && !arg.starts_with("--tune=") &&
-        !arg.starts_with("--tuning-db=") && !arg.starts_with("--rounds=")) {
-      std::fprintf(stderr,
-                   "tcl-bench-kernels: unknown option '%s' (see --help)\n",
-                   argv[i]);
-      return 2;
-    }
     if (arg.consume_front("--tune="))
       tuneTrials = std::atoi(arg.str().c_str());
     else if (arg.consume_front("--tuning-db="))
       databasePath = arg.str();
     else if (arg.consume_front("--rounds="))
       rounds = std::max(1, std::atoi(arg.str().c_str()));
-    else
+    else if (arg.starts_with("-")) {
+      std::fprintf(stderr,
+                   "tcl-bench-kernels: unknown option '%s' (see --help)\n",
+                   argv[i]);
+      return 2;
+    } else
       positional.push_back(arg.str());
   }
   unsigned threads =

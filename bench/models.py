@@ -38,6 +38,21 @@ def torch_latency(name, threads):
     return statistics.median(times) * 1e3
 
 
+def run_library(build, name, library, threads):
+    """A model library's median latency (ms) over REPEATS runs with tcl-run,
+    and whether its outputs match the model's test data."""
+    directory = os.path.join(build, "models", name)
+    out = subprocess.run(
+        [os.path.join(build, "bin", "tcl-run"),
+         os.path.join(directory, "model.onnx"), f"--library={library}",
+         f"--num-threads={threads}",
+         f"--test-data={directory}/test_data_set_0", f"--repeats={REPEATS}"],
+        check=True, capture_output=True, text=True).stdout
+    median = float(re.search(r"median ([0-9.]+) ms", out).group(1))
+    ok = "ok" in re.search(r"check: .*", out).group(0)
+    return median, ok
+
+
 def tcl(build, name, threads):
     directory = os.path.join(build, "models", name)
     onnx_path = os.path.join(directory, "model.onnx")
@@ -46,13 +61,7 @@ def tcl(build, name, threads):
     subprocess.run([os.path.join(build, "bin", "tcl-compile"), onnx_path,
                     f"--num-threads={threads}", "-o", library], check=True)
     compile_seconds = time.perf_counter() - start
-    out = subprocess.run(
-        [os.path.join(build, "bin", "tcl-run"), onnx_path,
-         f"--library={library}", f"--num-threads={threads}",
-         f"--test-data={directory}/test_data_set_0", f"--repeats={REPEATS}"],
-        check=True, capture_output=True, text=True).stdout
-    median = float(re.search(r"median ([0-9.]+) ms", out).group(1))
-    ok = "ok" in re.search(r"check: .*", out).group(0)
+    median, ok = run_library(build, name, library, threads)
     return compile_seconds, median, ok
 
 

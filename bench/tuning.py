@@ -74,19 +74,6 @@ def tune(build, name, cost_model, trials, threads, out):
             "tasks": tasks, "complete": complete}
 
 
-def latency(build, name, library, threads):
-    directory = os.path.join(build, "models", name)
-    out = subprocess.run(
-        [os.path.join(build, "bin", "tcl-run"),
-         os.path.join(directory, "model.onnx"), f"--library={library}",
-         f"--num-threads={threads}",
-         f"--test-data={directory}/test_data_set_0",
-         f"--repeats={e2e.REPEATS}"],
-        check=True, capture_output=True, text=True).stdout
-    ok = "ok" in re.search(r"check: .*", out).group(0)
-    return float(re.search(r"median ([0-9.]+) ms", out).group(1)), ok
-
-
 def at(curve, trials):
     """The model latency after `trials` trials (last point at or before)."""
     value = None
@@ -162,8 +149,8 @@ def main():
             torch_ms = e2e.torch_latency(name, threads)
             for cost_model in cost_models:
                 run = results[name, threads, cost_model]
-                tuned_ms, ok1 = latency(args.build, name, run["library"],
-                                        threads)
+                tuned_ms, ok1 = e2e.run_library(args.build, name,
+                                                  run["library"], threads)
                 worst = max(run["tasks"], key=lambda t: t[2] / t[3],
                             default=None)
                 worst_text = (f"{worst[2] / worst[3]:.2f} ({worst[0]})"
