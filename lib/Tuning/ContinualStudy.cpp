@@ -8,6 +8,7 @@
 #include "tcl/Tuning/LearnedCostModel.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -72,6 +73,18 @@ std::vector<FeaturizedGroup> ofPlatform(llvm::ArrayRef<FeaturizedGroup> groups,
   return picked;
 }
 
+/// What a platform's phases chose on its held-back tasks, in words.
+std::string describe(const learned::ContinualModel::ColumnChoice &choice) {
+  if (choice.knowledgeTop1 == 0 && choice.columnTop1 == 0)
+    return llvm::formatv("column epochs {0}, nothing held back",
+                         choice.epochs);
+  std::string text =
+      llvm::formatv("column epochs {0}; held-back top-1 {1:F3} (knowledge "
+                    "base {2:F3})",
+                    choice.epochs, choice.columnTop1, choice.knowledgeTop1);
+  return text + (choice.distilled ? ": distilled" : ": not distilled");
+}
+
 } // namespace
 
 llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
@@ -90,10 +103,11 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
   std::vector<ContinualStudyRow> rows;
   auto record = [&](unsigned stage, llvm::StringRef learner,
                     llvm::StringRef platform, size_t programs,
-                    CostModel &model) {
+                    CostModel &model, std::string note = {}) {
     CostModelEvaluation result = rankHeldOut(model, ofPlatform(test, platform));
-    ContinualStudyRow row{stage,    learner.str(), platform.str(),
-                          programs, result.top1,   result.top5};
+    ContinualStudyRow row{stage,       learner.str(), platform.str(),
+                          programs,    result.top1,   result.top5,
+                          std::move(note)};
     rows.push_back(row);
     if (onRow)
       onRow(row);
@@ -157,7 +171,7 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
              samples.size(), knowledge);
     if (index > 0)
       record(stage, "continual (active column)", platform, samples.size(),
-             active);
+             active, describe(continual->getLastColumnChoice()));
     if (!options.baselines)
       continue;
     if (llvm::Error error = fineTuned->update(samples))

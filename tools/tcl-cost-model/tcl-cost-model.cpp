@@ -219,6 +219,13 @@ static llvm::cl::opt<float>
                             "training"),
              llvm::cl::init(learned::ContinualOptions().gateInit),
              llvm::cl::cat(toolCategory));
+static llvm::cl::opt<double> heldBack(
+    "held-back",
+    llvm::cl::desc("continual: the share of a later platform's tasks held "
+                   "back to choose the active column's epochs and whether to "
+                   "distill it (0: none)"),
+    llvm::cl::init(learned::ContinualOptions().heldBackShare),
+    llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool> freshColumn(
     "fresh-column",
     llvm::cl::desc("continual: start each active column freshly initialized "
@@ -686,6 +693,7 @@ llvm::Error continualCommand(Data &data, MLIRContext *context) {
   options.continual.ewcWeight = ewcWeight;
   options.continual.distillEpochs = distillEpochs;
   options.continual.gateInit = gateInit;
+  options.continual.heldBackShare = heldBack;
   options.continual.activeFromKnowledge = !freshColumn;
   options.fraction = fraction;
   options.baselines = !skipBaselines;
@@ -700,14 +708,16 @@ llvm::Error continualCommand(Data &data, MLIRContext *context) {
       return selectTrainingPrograms(pool, selection);
     };
   llvm::outs() << "| stage | learner | platform | training programs | top-1 "
-                  "| top-5 |\n| ---: | --- | --- | ---: | ---: | ---: |\n";
+                  "| top-5 | note |\n| ---: | --- | --- | ---: | ---: | ---: "
+                  "| --- |\n";
   auto rows = runContinualStudy(
       data.pick(**all, data.split.train), data.pick(**all, data.split.test),
       options, [](const ContinualStudyRow &row) {
         llvm::outs() << llvm::formatv("| {0} | {1} | {2} | {3} | {4:F3} | "
-                                      "{5:F3} |\n",
+                                      "{5:F3} | {6} |\n",
                                       row.stage, row.learner, row.platform,
-                                      row.trainPrograms, row.top1, row.top5);
+                                      row.trainPrograms, row.top1, row.top5,
+                                      row.note);
         llvm::outs().flush();
       });
   if (!rows)
@@ -760,6 +770,9 @@ int main(int argc, char **argv) {
   if (!(fraction > 0 && fraction <= 1))
     return fail(
         error("--fraction must be in (0, 1], not " + formatNumber(fraction)));
+  if (!(heldBack >= 0 && heldBack < 1))
+    return fail(
+        error("--held-back must be in [0, 1), not " + formatNumber(heldBack)));
   if (!rduWeights.empty() &&
       (rduWeights.size() != 3 ||
        llvm::any_of(rduWeights, [](double w) { return !(w >= 0); })))

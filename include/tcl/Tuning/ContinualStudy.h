@@ -66,6 +66,9 @@ struct ContinualStudyRow {
   std::string platform;
   size_t trainPrograms = 0;
   double top1 = 0, top5 = 0;
+  /// On the active column's row: what its CL phase chose on held-back tasks
+  /// (ContinualModel::ColumnChoice), in words; else empty.
+  std::string note;
 };
 
 /// Runs the study over `train` and `test` groups (any platforms; those not

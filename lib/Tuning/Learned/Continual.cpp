@@ -18,6 +18,10 @@
 #include "ModelImpl.h"
 #include "Training.h"
 
+#include <map>
+#include <optional>
+#include <set>
+
 using namespace mlir::tcl::learned;
 
 namespace {
@@ -43,15 +47,92 @@ private:
 };
 TORCH_MODULE(Lateral);
 
+/// `to` takes `from`'s weights and input normalization (one architecture).
+void copyWeights(const ModelImpl &from, ModelImpl &to) {
+  torch::NoGradGuard noGrad;
+  std::vector<torch::Tensor> source = from.net->parameters();
+  std::vector<torch::Tensor> target = to.net->parameters();
+  for (size_t i = 0; i < target.size(); ++i)
+    target[i].copy_(source[i]);
+  if (from.normalized)
+    to.setNormalization(from.mean, from.stddev);
+}
+
+/// Top-1 of `scores` on `set`: over its tasks (alike), the label of the
+/// program scored highest relative to the task's best label. Metrics.h's
+/// top-k score on labels (throughputs) rather than latencies.
+double topOne(const ProgramSet &set, llvm::ArrayRef<float> scores) {
+  struct Task {
+    float topScore = -std::numeric_limits<float>::infinity();
+    float picked = 0, best = 0;
+  };
+  std::map<unsigned, Task> tasks;
+  for (size_t i = 0; i < set.size(); ++i) {
+    Task &task = tasks[set.groups[i]];
+    task.best = std::max(task.best, set.labels[i]);
+    if (scores[i] > task.topScore) {
+      task.topScore = scores[i];
+      task.picked = set.labels[i];
+    }
+  }
+  double sum = 0;
+  size_t counted = 0;
+  for (const auto &[group, task] : tasks)
+    if (task.best > 0) {
+      sum += task.picked / task.best;
+      ++counted;
+    }
+  return counted ? sum / double(counted) : 0;
+}
+
+/// `data` split by task into what a column learns and what judges it: the
+/// programs of about `share` of the tasks that can judge a ranking (two
+/// programs or more, not all of one label), drawn by `seed`, are held
+/// back. Nothing is held back when that would leave fewer than two tasks on
+/// either side.
+std::pair<ProgramSet, ProgramSet> holdBackTasks(const ProgramSet &data,
+                                                double share, uint64_t seed) {
+  std::map<unsigned, std::vector<size_t>> byTask;
+  for (size_t i = 0; i < data.size(); ++i)
+    byTask[data.groups[i]].push_back(i);
+  std::vector<unsigned> judging;
+  for (const auto &[group, programs] : byTask) {
+    auto [low, high] = std::minmax_element(
+        programs.begin(), programs.end(),
+        [&](size_t a, size_t b) { return data.labels[a] < data.labels[b]; });
+    if (data.labels[*high] > data.labels[*low])
+      judging.push_back(group);
+  }
+  std::mt19937_64 rng(seed);
+  std::shuffle(judging.begin(), judging.end(), rng);
+  const size_t count = size_t(std::llround(share * double(judging.size())));
+  ProgramSet learn(data.rows, data.width), check(data.rows, data.width);
+  if (count < 2 || byTask.size() - count < 2)
+    return {data, check};
+  std::set<unsigned> heldBack(judging.begin(), judging.begin() + count);
+  const size_t perProgram = size_t(data.rows) * data.width;
+  for (size_t i = 0; i < data.size(); ++i)
+    (heldBack.count(data.groups[i]) ? check : learn)
+        .append(data.inputs.data() + i * perProgram, data.labels[i],
+                data.groups[i]);
+  return {std::move(learn), std::move(check)};
+}
+
 } // namespace
 
 struct ContinualModel::Impl {
   ModelConfig config;
   ContinualOptions options;
   std::unique_ptr<ModelImpl> knowledge, active;
+  /// The KB as the active column learned to read it: a frozen copy made
+  /// with the column. The KD phase moves the KB; reading it, the teacher's
+  /// scores would move with the student they teach, and the column would
+  /// afterwards read a KB it was not trained with.
+  std::unique_ptr<ModelImpl> columnKnowledge;
   Lateral lateral{nullptr};
   std::unique_ptr<ElasticWeights> elastic;
   unsigned platforms = 0;
+  ColumnChoice lastChoice;
 
   /// The model around the knowledge base `made` (an error passes through),
   /// having learned `platformsLearned` platforms; an error for options out
@@ -72,13 +153,13 @@ struct ContinualModel::Impl {
     return llvm::Error::success();
   }
 
-  /// The KB's embeddings of a batch, without gradient (the KB is frozen
-  /// while the active column learns or teaches).
+  /// The embeddings of a batch by the KB the active column reads, without
+  /// gradient (frozen while the column learns or teaches).
   torch::Tensor knowledgeEmbedding(const float *inputs, int64_t count,
                                    unsigned length) {
     torch::NoGradGuard noGrad;
-    auto [x, mask] = knowledge->prepare(inputs, count, length);
-    return knowledge->net->embed(x, mask);
+    auto [x, mask] = columnKnowledge->prepare(inputs, count, length);
+    return columnKnowledge->net->embed(x, mask);
   }
 
   /// The active column's scores of a batch, reading the KB laterally.
@@ -115,13 +196,21 @@ struct ContinualModel::Impl {
         return error;
       return consolidate(data, train);
     }
-    if (llvm::Error error = startActive(data))
-      return error;
-    if (llvm::Error error = trainActive(data, train))
-      return error;
+    lastChoice = {train.epochs, true, 0, 0};
+    auto [learnPart, check] =
+        holdBackTasks(data, options.heldBackShare, train.seed + 3);
+    auto distilling = learnColumn(data, learnPart, check, train);
+    if (!distilling)
+      return distilling.takeError();
+    if (*distilling)
+      if (llvm::Error error = distillColumn(data, train))
+        return error;
+    return consolidate(data, train);
+  }
 
-    // KD: the KB learns the active column's scores, held near what it knew
-    // by the EWC penalty.
+  /// KD: the KB learns the active column's scores on `data`, held near what
+  /// it knew by the EWC penalty.
+  llvm::Error distillColumn(const ProgramSet &data, const TrainOptions &train) {
     TrainOptions distill = train;
     distill.epochs = options.distillEpochs;
     distill.learningRate = options.distillLearningRate;
@@ -144,9 +233,71 @@ struct ContinualModel::Impl {
         },
         "distillation");
     knowledge->net->eval();
-    if (error)
-      return error;
-    return consolidate(data, train);
+    return error;
+  }
+
+  /// CL, its epochs chosen on the held-back tasks `check`
+  /// (ContinualOptions::heldBackShare) if there are any: a column learns
+  /// `learnPart`, ranking `check` after each epoch; then a column started
+  /// afresh learns all of `data` for the epochs that ranked it best.
+  /// Whether the KD phase is to distill it (whether it ranked `check`
+  /// better than the KB).
+  llvm::Expected<bool> learnColumn(const ProgramSet &data,
+                                   const ProgramSet &learnPart,
+                                   const ProgramSet &check,
+                                   const TrainOptions &train) {
+    if (check.size() == 0) {
+      if (llvm::Error error = startActive(data))
+        return std::move(error);
+      if (llvm::Error error = trainActive(data, train))
+        return std::move(error);
+      return true;
+    }
+    auto knowledgeScores = runColumn(check, Column::KnowledgeBase, false);
+    if (!knowledgeScores)
+      return knowledgeScores.takeError();
+    lastChoice.knowledgeTop1 = topOne(check, *knowledgeScores);
+
+    if (llvm::Error error = startActive(learnPart))
+      return std::move(error);
+    TrainOptions probe = train;
+    unsigned bestEpochs = 0;
+    double best = -1;
+    std::optional<std::string> failure;
+    probe.onEpoch = [&](unsigned epoch, double loss, double seconds) {
+      if (train.onEpoch)
+        train.onEpoch(epoch, loss, seconds);
+      if (failure)
+        return;
+      active->net->eval();
+      auto scores = runColumn(check, Column::Active, false);
+      active->net->train();
+      if (!scores) {
+        failure = llvm::toString(scores.takeError());
+        return;
+      }
+      double top1 = topOne(check, *scores);
+      if (top1 > best) {
+        best = top1;
+        bestEpochs = epoch + 1;
+      }
+    };
+    if (llvm::Error error = trainActive(learnPart, probe))
+      return std::move(error);
+    if (failure)
+      return makeError("ranking the held-back tasks: " + *failure);
+    lastChoice.epochs = bestEpochs;
+    lastChoice.columnTop1 = std::max(best, 0.0);
+    lastChoice.distilled = best > lastChoice.knowledgeTop1;
+
+    if (llvm::Error error = startActive(data))
+      return std::move(error);
+    TrainOptions refit = train;
+    refit.epochs = bestEpochs;
+    refit.minSteps = 0;
+    if (llvm::Error error = trainActive(data, refit))
+      return std::move(error);
+    return lastChoice.distilled;
   }
 
   /// CL's column: a fresh active column (seeded apart from the KB's) and
@@ -158,19 +309,18 @@ struct ContinualModel::Impl {
     if (!made)
       return made.takeError();
     active = std::move(*made);
-    if (options.activeFromKnowledge) {
-      torch::NoGradGuard noGrad;
-      std::vector<torch::Tensor> from = knowledge->net->parameters();
-      std::vector<torch::Tensor> to = active->net->parameters();
-      for (size_t i = 0; i < to.size(); ++i)
-        to[i].copy_(from[i]);
-    }
+    if (options.activeFromKnowledge)
+      copyWeights(*knowledge, *active);
     // A copy keeps the KB's normalization, unless the KB was loaded
     // untrained (it has none).
-    if (options.activeFromKnowledge && knowledge->normalized)
-      active->setNormalization(knowledge->mean, knowledge->stddev);
-    else
+    if (!options.activeFromKnowledge || !knowledge->normalized)
       active->computeNormalization(data);
+    auto frozen = ModelImpl::make(config);
+    if (!frozen)
+      return frozen.takeError();
+    columnKnowledge = std::move(*frozen);
+    copyWeights(*knowledge, *columnKnowledge);
+    columnKnowledge->net->eval();
     torch::manual_seed(columnConfig.seed);
     lateral = Lateral(knowledge->net->getEmbeddingWidth(), options.gateInit);
     return llvm::Error::success();
@@ -244,11 +394,13 @@ ContinualModel::Impl::make(llvm::Expected<std::unique_ptr<ModelImpl>> made,
                            const ContinualOptions &options,
                            unsigned platformsLearned) {
   if (!(options.ewcWeight >= 0) || !(options.distillLearningRate > 0) ||
-      options.distillEpochs == 0) {
+      options.distillEpochs == 0 ||
+      !(options.heldBackShare >= 0 && options.heldBackShare < 1)) {
     if (!made)
       llvm::consumeError(made.takeError());
     return makeError("continual model: the EWC weight must be >= 0, the "
-                     "distillation's epochs and step size positive");
+                     "distillation's epochs and step size positive, the "
+                     "held-back share in [0, 1)");
   }
   if (!made)
     return made.takeError();
@@ -346,6 +498,10 @@ ContinualModel::saveKnowledgeBase(llvm::StringRef path,
 
 unsigned ContinualModel::getNumPlatformsLearned() const {
   return impl->platforms;
+}
+
+ContinualModel::ColumnChoice ContinualModel::getLastColumnChoice() const {
+  return impl->lastChoice;
 }
 
 std::vector<float> ContinualModel::getGates() const {

@@ -181,6 +181,58 @@ TEST(ContinualModel, ForgetsLessThanFineTuning) {
   EXPECT_LT(sequentialA, 0.6);    // and fine-tuning on B forgot it
   EXPECT_GT(continualA, sequentialA + 0.15);
   EXPECT_GT(pairwiseAccuracy(testB, *activeB), 0.8); // B is learned too
+
+  // Five of B's 24 tasks were held back to judge the column, epoch by
+  // epoch: A's rules mislead on B, so it beat the KB there and was
+  // distilled, after at most the epochs asked for.
+  ContinualModel::ColumnChoice choice = (*continual)->getLastColumnChoice();
+  EXPECT_TRUE(choice.distilled);
+  EXPECT_GE(choice.epochs, 1u);
+  EXPECT_LE(choice.epochs, train.epochs);
+  EXPECT_GT(choice.columnTop1, choice.knowledgeTop1);
+}
+
+/// A column that never ranks the held-back tasks better than the KB is not
+/// distilled: the KB keeps its weights. (Here it cannot: it trains for no
+/// epoch at all. Always distilled, the KB would learn the scores of a column
+/// that is the KB plus a random lateral term.)
+TEST(ContinualModel, AColumnNoBetterThanTheKnowledgeBaseIsNotDistilled) {
+  ProgramSet trainA = makePlatform(0, 24, 16, 31);
+  ProgramSet trainB = makePlatform(1, 24, 16, 32);
+  ProgramSet testB = makePlatform(1, 12, 16, 33);
+  ModelConfig config(ModelKind::MLP, kRows, kWidth, /*seed=*/9);
+  TrainOptions train = quickTraining();
+  auto continual = ContinualModel::create(config, ContinualOptions());
+  ASSERT_TRUE(bool(continual));
+  ASSERT_FALSE(bool((*continual)->learnPlatform(trainA, train)));
+  using Column = ContinualModel::Column;
+  auto before = (*continual)->predict(testB, Column::KnowledgeBase);
+  ASSERT_TRUE(bool(before));
+  TrainOptions none = train;
+  none.epochs = 0;
+  ASSERT_FALSE(bool((*continual)->learnPlatform(trainB, none)));
+  ContinualModel::ColumnChoice choice = (*continual)->getLastColumnChoice();
+  EXPECT_FALSE(choice.distilled);
+  EXPECT_EQ(choice.epochs, 0u);
+  EXPECT_GT(choice.knowledgeTop1, 0.0);
+  auto after = (*continual)->predict(testB, Column::KnowledgeBase);
+  ASSERT_TRUE(bool(after));
+  EXPECT_EQ(*after, *before);
+  EXPECT_EQ((*continual)->getNumPlatformsLearned(), 2u);
+
+  // Held back nothing, the column is distilled whatever it learned.
+  ContinualOptions always;
+  always.heldBackShare = 0;
+  auto distilled = ContinualModel::create(config, always);
+  ASSERT_TRUE(bool(distilled));
+  ASSERT_FALSE(bool((*distilled)->learnPlatform(trainA, train)));
+  ASSERT_FALSE(bool((*distilled)->learnPlatform(trainB, none)));
+  choice = (*distilled)->getLastColumnChoice();
+  EXPECT_TRUE(choice.distilled);
+  EXPECT_EQ(choice.knowledgeTop1, 0.0);
+  auto moved = (*distilled)->predict(testB, Column::KnowledgeBase);
+  ASSERT_TRUE(bool(moved));
+  EXPECT_NE(*moved, *before);
 }
 
 TEST(ContinualModel, BadInputsAreErrors) {
@@ -190,6 +242,13 @@ TEST(ContinualModel, BadInputsAreErrors) {
       ModelConfig(ModelKind::MLP, kRows, kWidth), options);
   ASSERT_FALSE(bool(refused));
   EXPECT_NE(llvm::toString(refused.takeError()).find("distillation"),
+            std::string::npos);
+  options = ContinualOptions();
+  options.heldBackShare = 1;
+  refused = ContinualModel::create(ModelConfig(ModelKind::MLP, kRows, kWidth),
+                                   options);
+  ASSERT_FALSE(bool(refused));
+  EXPECT_NE(llvm::toString(refused.takeError()).find("held-back share"),
             std::string::npos);
   auto model = ContinualModel::create(
       ModelConfig(ModelKind::MLP, kRows, kWidth), ContinualOptions());
