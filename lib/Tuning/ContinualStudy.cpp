@@ -10,6 +10,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::tcl;
 
@@ -75,14 +77,25 @@ std::vector<FeaturizedGroup> ofPlatform(llvm::ArrayRef<FeaturizedGroup> groups,
 
 /// What a platform's phases chose on its held-back tasks, in words.
 std::string describe(const learned::ContinualModel::ColumnChoice &choice) {
-  if (choice.knowledgeTop1 == 0 && choice.columnTop1 == 0)
-    return llvm::formatv("column epochs {0}, nothing held back",
-                         choice.epochs);
   std::string text =
-      llvm::formatv("column epochs {0}; held-back top-1 {1:F3} (knowledge "
-                    "base {2:F3})",
-                    choice.epochs, choice.columnTop1, choice.knowledgeTop1);
-  return text + (choice.distilled ? ": distilled" : ": not distilled");
+      choice.knowledgeTop1 == 0 && choice.columnTop1 == 0
+          ? llvm::formatv("column epochs {0}, nothing held back",
+                          choice.epochs)
+                .str()
+          : llvm::formatv("column epochs {0}; held-back top-1 {1:F3} "
+                          "(knowledge base {2:F3})",
+                          choice.epochs, choice.columnTop1,
+                          choice.knowledgeTop1)
+                .str();
+  if (!choice.distilled)
+    return text + ": not distilled";
+  if (choice.agreementBefore == 0 && choice.agreementAfter == 0)
+    return text + ": distilled";
+  return text + llvm::formatv(": distilled, agreement with the column on "
+                              "the pool {0:F3} -> {1:F3}: {2}",
+                              choice.agreementBefore, choice.agreementAfter,
+                              choice.kept ? "kept" : "undone")
+                    .str();
 }
 
 } // namespace
@@ -102,12 +115,11 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
   const FeatureKind kind = probe->getFeatureKind();
   std::vector<ContinualStudyRow> rows;
   auto record = [&](unsigned stage, llvm::StringRef learner,
-                    llvm::StringRef platform, size_t programs,
-                    CostModel &model, std::string note = {}) {
+                    llvm::StringRef platform, size_t programs, CostModel &model,
+                    std::string note = {}) {
     CostModelEvaluation result = rankHeldOut(model, ofPlatform(test, platform));
-    ContinualStudyRow row{stage,       learner.str(), platform.str(),
-                          programs,    result.top1,   result.top5,
-                          std::move(note)};
+    ContinualStudyRow row{stage,       learner.str(), platform.str(), programs,
+                          result.top1, result.top5,   std::move(note)};
     rows.push_back(row);
     if (onRow)
       onRow(row);
@@ -159,7 +171,17 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
     if (!train)
       return train.takeError();
     train->seed = options.seed + stage;
-    if (llvm::Error error = continual->learnPlatform(*programs, *train))
+    // The platform's whole pool, the programs not chosen with the chosen
+    // ones, checks the KD phase (learnPlatform).
+    std::optional<learned::ProgramSet> pool;
+    if (subset) {
+      auto made = makeProgramSet(makeSamples(all), kind);
+      if (!made)
+        return made.takeError();
+      pool = std::move(*made);
+    }
+    if (llvm::Error error = continual->learnPlatform(*programs, *train,
+                                                     pool ? &*pool : nullptr))
       return std::move(error);
 
     ContinualScorer knowledge(

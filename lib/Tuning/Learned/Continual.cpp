@@ -85,6 +85,32 @@ double topOne(const ProgramSet &set, llvm::ArrayRef<float> scores) {
   return counted ? sum / double(counted) : 0;
 }
 
+/// How alike two scorings of `set` order it: over its tasks (alike), the
+/// share of the pairs `reference` orders strictly that `scores` orders the
+/// same way.
+double orderAgreement(const ProgramSet &set, llvm::ArrayRef<float> reference,
+                      llvm::ArrayRef<float> scores) {
+  std::map<unsigned, std::vector<size_t>> byTask;
+  for (size_t i = 0; i < set.size(); ++i)
+    byTask[set.groups[i]].push_back(i);
+  double sum = 0;
+  size_t counted = 0;
+  for (const auto &[group, programs] : byTask) {
+    size_t same = 0, ordered = 0;
+    for (size_t i : programs)
+      for (size_t j : programs)
+        if (reference[i] > reference[j]) {
+          ++ordered;
+          same += scores[i] > scores[j];
+        }
+    if (ordered) {
+      sum += double(same) / double(ordered);
+      ++counted;
+    }
+  }
+  return counted ? sum / double(counted) : 0;
+}
+
 /// `data` split by task into what a column learns and what judges it: the
 /// programs of about `share` of the tasks that can judge a ranking (two
 /// programs or more, not all of one label), drawn by `seed`, are held
@@ -187,7 +213,8 @@ struct ContinualModel::Impl {
     return llvm::Error::success();
   }
 
-  llvm::Error learn(const ProgramSet &data, const TrainOptions &train) {
+  llvm::Error learn(const ProgramSet &data, const TrainOptions &train,
+                    const ProgramSet *unmeasured) {
     useThreads(train.threads);
     // Scoring later runs on as many threads as training did.
     knowledge->threads = train.threads;
@@ -196,16 +223,49 @@ struct ContinualModel::Impl {
         return error;
       return consolidate(data, train);
     }
-    lastChoice = {train.epochs, true, 0, 0};
+    lastChoice = {train.epochs, true, true, 0, 0, 0, 0};
     auto [learnPart, check] =
         holdBackTasks(data, options.heldBackShare, train.seed + 3);
     auto distilling = learnColumn(data, learnPart, check, train);
     if (!distilling)
       return distilling.takeError();
-    if (*distilling)
-      if (llvm::Error error = distillColumn(data, train))
+    if (*distilling) {
+      llvm::Error error = unmeasured && unmeasured->size()
+                              ? distillChecked(data, *unmeasured, train)
+                              : distillColumn(data, train);
+      if (error)
         return error;
+    }
     return consolidate(data, train);
+  }
+
+  /// KD, kept only if the KB then orders the platform's `unmeasured`
+  /// programs more like its teacher than before; else the KB gets its
+  /// weights back.
+  llvm::Error distillChecked(const ProgramSet &data,
+                             const ProgramSet &unmeasured,
+                             const TrainOptions &train) {
+    auto teacher = runColumn(unmeasured, Column::Active, false);
+    if (!teacher)
+      return teacher.takeError();
+    auto before = runColumn(unmeasured, Column::KnowledgeBase, false);
+    if (!before)
+      return before.takeError();
+    auto saved = ModelImpl::make(config);
+    if (!saved)
+      return saved.takeError();
+    copyWeights(*knowledge, **saved);
+    if (llvm::Error error = distillColumn(data, train))
+      return error;
+    auto after = runColumn(unmeasured, Column::KnowledgeBase, false);
+    if (!after)
+      return after.takeError();
+    lastChoice.agreementBefore = orderAgreement(unmeasured, *teacher, *before);
+    lastChoice.agreementAfter = orderAgreement(unmeasured, *teacher, *after);
+    lastChoice.kept = lastChoice.agreementAfter > lastChoice.agreementBefore;
+    if (!lastChoice.kept)
+      copyWeights(**saved, *knowledge);
+    return llvm::Error::success();
   }
 
   /// KD: the KB learns the active column's scores on `data`, held near what
@@ -470,11 +530,17 @@ unsigned ContinualModel::getEmbeddingWidth() const {
 const ModelConfig &ContinualModel::getConfig() const { return impl->config; }
 
 llvm::Error ContinualModel::learnPlatform(const ProgramSet &data,
-                                          const TrainOptions &train) {
+                                          const TrainOptions &train,
+                                          const ProgramSet *unmeasured) {
   if (llvm::Error error = impl->checkData(data, "learnPlatform"))
     return error;
+  if (unmeasured)
+    if (llvm::Error error =
+            impl->knowledge->checkShape(unmeasured->rows, unmeasured->width,
+                                        "learnPlatform's unmeasured programs"))
+      return error;
   return guarded("learning a platform", [&]() -> llvm::Error {
-    if (llvm::Error error = impl->learn(data, train))
+    if (llvm::Error error = impl->learn(data, train, unmeasured))
       return error;
     ++impl->platforms;
     return llvm::Error::success();

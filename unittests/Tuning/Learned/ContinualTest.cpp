@@ -235,6 +235,54 @@ TEST(ContinualModel, AColumnNoBetterThanTheKnowledgeBaseIsNotDistilled) {
   EXPECT_NE(*moved, *before);
 }
 
+/// With programs of the new platform to check it on, the KD phase is kept
+/// only if it brings the KB's order of them nearer its teacher's.
+TEST(ContinualModel, ADistillationThatDoesNotFollowItsTeacherIsUndone) {
+  ProgramSet trainA = makePlatform(0, 24, 16, 41);
+  ProgramSet conflicting = makePlatform(1, 24, 16, 42);
+  ProgramSet poolB = makePlatform(1, 12, 16, 43);
+  ModelConfig config(ModelKind::MLP, kRows, kWidth, /*seed=*/11);
+  TrainOptions train = quickTraining();
+  using Column = ContinualModel::Column;
+
+  // A column that learned rules the KB did not know teaches them: kept.
+  ContinualOptions options;
+  options.heldBackShare = 0; // always distilled
+  auto taught = ContinualModel::create(config, options);
+  ASSERT_TRUE(bool(taught));
+  ASSERT_FALSE(bool((*taught)->learnPlatform(trainA, train)));
+  auto before = (*taught)->predict(poolB, Column::KnowledgeBase);
+  ASSERT_TRUE(bool(before));
+  ASSERT_FALSE(bool((*taught)->learnPlatform(conflicting, train, &poolB)));
+  ContinualModel::ColumnChoice choice = (*taught)->getLastColumnChoice();
+  EXPECT_TRUE(choice.distilled);
+  EXPECT_TRUE(choice.kept);
+  EXPECT_GT(choice.agreementAfter, choice.agreementBefore);
+  auto after = (*taught)->predict(poolB, Column::KnowledgeBase);
+  ASSERT_TRUE(bool(after));
+  EXPECT_NE(*after, *before);
+
+  // A step size far too large scrambles the KB: undone, its weights back.
+  options.distillLearningRate = 1.0;
+  auto scrambled = ContinualModel::create(config, options);
+  ASSERT_TRUE(bool(scrambled));
+  ASSERT_FALSE(bool((*scrambled)->learnPlatform(trainA, train)));
+  ProgramSet sameRules = makePlatform(0, 24, 16, 44);
+  ProgramSet poolA = makePlatform(0, 12, 16, 45);
+  before = (*scrambled)->predict(poolA, Column::KnowledgeBase);
+  ASSERT_TRUE(bool(before));
+  llvm::Error error = (*scrambled)->learnPlatform(sameRules, train, &poolA);
+  ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
+  choice = (*scrambled)->getLastColumnChoice();
+  EXPECT_TRUE(choice.distilled);
+  EXPECT_FALSE(choice.kept);
+  EXPECT_LT(choice.agreementAfter, choice.agreementBefore);
+  after = (*scrambled)->predict(poolA, Column::KnowledgeBase);
+  ASSERT_TRUE(bool(after));
+  EXPECT_EQ(*after, *before);
+  EXPECT_EQ((*scrambled)->getNumPlatformsLearned(), 2u);
+}
+
 TEST(ContinualModel, BadInputsAreErrors) {
   ContinualOptions options;
   options.distillEpochs = 0;
@@ -260,6 +308,12 @@ TEST(ContinualModel, BadInputsAreErrors) {
   ASSERT_TRUE(bool(error));
   EXPECT_NE(llvm::toString(std::move(error)).find("learnPlatform: programs"),
             std::string::npos);
+  error = (*model)->learnPlatform(makePlatform(0, 2, 4, 1), quickTraining(),
+                                  &wrong);
+  ASSERT_TRUE(bool(error));
+  EXPECT_NE(llvm::toString(std::move(error)).find("unmeasured programs"),
+            std::string::npos);
+  EXPECT_EQ((*model)->getNumPlatformsLearned(), 0u);
 }
 
 /// A search on a platform its checkpoint has not learned: the checkpoint
