@@ -69,6 +69,23 @@ TrainOptions quickTraining() {
   return options;
 }
 
+/// A continual model of `config` and `options` that has learned its first
+/// platform from `first` (null, with a failed expectation, if it could not).
+std::unique_ptr<ContinualModel> learnedFirst(const ModelConfig &config,
+                                             const ContinualOptions &options,
+                                             const ProgramSet &first) {
+  auto model = ContinualModel::create(config, options);
+  if (!model) {
+    ADD_FAILURE() << llvm::toString(model.takeError());
+    return nullptr;
+  }
+  if (llvm::Error error = (*model)->learnPlatform(first, quickTraining())) {
+    ADD_FAILURE() << llvm::toString(std::move(error));
+    return nullptr;
+  }
+  return std::move(*model);
+}
+
 TEST(ElasticWeights, PenaltyIsZeroAtTheAnchorAndGrowsAwayFromIt) {
   torch::Tensor weights = torch::tensor({1.0f, -2.0f, 0.5f}).requires_grad_();
   ElasticWeights elastic({weights});
@@ -201,36 +218,33 @@ TEST(ContinualModel, AColumnNoBetterThanTheKnowledgeBaseIsNotDistilled) {
   ProgramSet trainB = makePlatform(1, 24, 16, 32);
   ProgramSet testB = makePlatform(1, 12, 16, 33);
   ModelConfig config(ModelKind::MLP, kRows, kWidth, /*seed=*/9);
-  TrainOptions train = quickTraining();
-  auto continual = ContinualModel::create(config, ContinualOptions());
-  ASSERT_TRUE(bool(continual));
-  ASSERT_FALSE(bool((*continual)->learnPlatform(trainA, train)));
+  auto continual = learnedFirst(config, ContinualOptions(), trainA);
+  ASSERT_TRUE(continual);
   using Column = ContinualModel::Column;
-  auto before = (*continual)->predict(testB, Column::KnowledgeBase);
+  auto before = continual->predict(testB, Column::KnowledgeBase);
   ASSERT_TRUE(bool(before));
-  TrainOptions none = train;
+  TrainOptions none = quickTraining();
   none.epochs = 0;
-  ASSERT_FALSE(bool((*continual)->learnPlatform(trainB, none)));
-  ContinualModel::ColumnChoice choice = (*continual)->getLastColumnChoice();
+  ASSERT_FALSE(bool(continual->learnPlatform(trainB, none)));
+  ContinualModel::ColumnChoice choice = continual->getLastColumnChoice();
   EXPECT_FALSE(choice.distilled);
   EXPECT_EQ(choice.epochs, 0u);
   EXPECT_GT(choice.knowledgeTop1, 0.0);
-  auto after = (*continual)->predict(testB, Column::KnowledgeBase);
+  auto after = continual->predict(testB, Column::KnowledgeBase);
   ASSERT_TRUE(bool(after));
   EXPECT_EQ(*after, *before);
-  EXPECT_EQ((*continual)->getNumPlatformsLearned(), 2u);
+  EXPECT_EQ(continual->getNumPlatformsLearned(), 2u);
 
   // Held back nothing, the column is distilled whatever it learned.
   ContinualOptions always;
   always.heldBackShare = 0;
-  auto distilled = ContinualModel::create(config, always);
-  ASSERT_TRUE(bool(distilled));
-  ASSERT_FALSE(bool((*distilled)->learnPlatform(trainA, train)));
-  ASSERT_FALSE(bool((*distilled)->learnPlatform(trainB, none)));
-  choice = (*distilled)->getLastColumnChoice();
+  auto distilled = learnedFirst(config, always, trainA);
+  ASSERT_TRUE(distilled);
+  ASSERT_FALSE(bool(distilled->learnPlatform(trainB, none)));
+  choice = distilled->getLastColumnChoice();
   EXPECT_TRUE(choice.distilled);
   EXPECT_EQ(choice.knowledgeTop1, 0.0);
-  auto moved = (*distilled)->predict(testB, Column::KnowledgeBase);
+  auto moved = distilled->predict(testB, Column::KnowledgeBase);
   ASSERT_TRUE(bool(moved));
   EXPECT_NE(*moved, *before);
 }
@@ -248,39 +262,37 @@ TEST(ContinualModel, ADistillationThatDoesNotFollowItsTeacherIsUndone) {
   // A column that learned rules the KB did not know teaches them: kept.
   ContinualOptions options;
   options.heldBackShare = 0; // always distilled
-  auto taught = ContinualModel::create(config, options);
-  ASSERT_TRUE(bool(taught));
-  ASSERT_FALSE(bool((*taught)->learnPlatform(trainA, train)));
-  auto before = (*taught)->predict(poolB, Column::KnowledgeBase);
+  auto taught = learnedFirst(config, options, trainA);
+  ASSERT_TRUE(taught);
+  auto before = taught->predict(poolB, Column::KnowledgeBase);
   ASSERT_TRUE(bool(before));
-  ASSERT_FALSE(bool((*taught)->learnPlatform(conflicting, train, &poolB)));
-  ContinualModel::ColumnChoice choice = (*taught)->getLastColumnChoice();
+  ASSERT_FALSE(bool(taught->learnPlatform(conflicting, train, &poolB)));
+  ContinualModel::ColumnChoice choice = taught->getLastColumnChoice();
   EXPECT_TRUE(choice.distilled);
   EXPECT_TRUE(choice.kept);
   EXPECT_GT(choice.agreementAfter, choice.agreementBefore);
-  auto after = (*taught)->predict(poolB, Column::KnowledgeBase);
+  auto after = taught->predict(poolB, Column::KnowledgeBase);
   ASSERT_TRUE(bool(after));
   EXPECT_NE(*after, *before);
 
   // A step size far too large scrambles the KB: undone, its weights back.
   options.distillLearningRate = 1.0;
-  auto scrambled = ContinualModel::create(config, options);
-  ASSERT_TRUE(bool(scrambled));
-  ASSERT_FALSE(bool((*scrambled)->learnPlatform(trainA, train)));
+  auto scrambled = learnedFirst(config, options, trainA);
+  ASSERT_TRUE(scrambled);
   ProgramSet sameRules = makePlatform(0, 24, 16, 44);
   ProgramSet poolA = makePlatform(0, 12, 16, 45);
-  before = (*scrambled)->predict(poolA, Column::KnowledgeBase);
+  before = scrambled->predict(poolA, Column::KnowledgeBase);
   ASSERT_TRUE(bool(before));
-  llvm::Error error = (*scrambled)->learnPlatform(sameRules, train, &poolA);
+  llvm::Error error = scrambled->learnPlatform(sameRules, train, &poolA);
   ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
-  choice = (*scrambled)->getLastColumnChoice();
+  choice = scrambled->getLastColumnChoice();
   EXPECT_TRUE(choice.distilled);
   EXPECT_FALSE(choice.kept);
   EXPECT_LT(choice.agreementAfter, choice.agreementBefore);
-  after = (*scrambled)->predict(poolA, Column::KnowledgeBase);
+  after = scrambled->predict(poolA, Column::KnowledgeBase);
   ASSERT_TRUE(bool(after));
   EXPECT_EQ(*after, *before);
-  EXPECT_EQ((*scrambled)->getNumPlatformsLearned(), 2u);
+  EXPECT_EQ(scrambled->getNumPlatformsLearned(), 2u);
 }
 
 TEST(ContinualModel, BadInputsAreErrors) {

@@ -22,6 +22,13 @@
 //       (EWC), F the diagonal Fisher information of the KB's weights on the
 //       earlier platforms, θ* the KB's weights after the last platform.
 //
+// Two guards keep learning a platform from making the KB worse at it: the
+// column's epochs are chosen on held-back tasks of the platform, and the
+// column is distilled only if it ranks them better than the KB
+// (ContinualOptions::heldBackShare); given the platform's other programs
+// (learnPlatform's `unmeasured`), the KD phase is undone unless it brought
+// the KB's order of them nearer the column's.
+//
 // After each platform the KB's Fisher information on its data (the squared
 // gradients of the ranking loss, batch by batch) is added to F and θ* moves
 // to the KB's weights: the penalty remembers every platform while only the
