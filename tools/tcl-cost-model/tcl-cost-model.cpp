@@ -26,7 +26,10 @@
 //                           share --strategy chooses, against fine-tuning,
 //                           models from scratch and joint training
 //                           (ContinualStudy.h); top-1 on every platform
-//                           seen after each stage, then the forgetting
+//                           seen after each stage, then the forgetting;
+//                           --held-back 0.2: the share of a later
+//                           platform's tasks that choose its column's
+//                           epochs and whether to distill it
 //   tcl-cost-model select   --data DIR --strategy rdu --fraction 0.1 [-o DIR]
 //                           chooses that share of the training groups'
 //                           programs by active sampling (ActiveSampling.h),
