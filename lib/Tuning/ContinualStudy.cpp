@@ -79,8 +79,7 @@ std::vector<FeaturizedGroup> ofPlatform(llvm::ArrayRef<FeaturizedGroup> groups,
 std::string describe(const learned::ContinualModel::ColumnChoice &choice) {
   std::string text =
       choice.knowledgeTop1 == 0 && choice.columnTop1 == 0
-          ? llvm::formatv("column epochs {0}, nothing held back",
-                          choice.epochs)
+          ? llvm::formatv("column epochs {0}, nothing held back", choice.epochs)
                 .str()
           : llvm::formatv("column epochs {0}; held-back top-1 {1:F3} "
                           "(knowledge base {2:F3})",
@@ -173,9 +172,11 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
     train->seed = options.seed + stage;
     // The platform's whole pool, the programs not chosen with the chosen
     // ones, checks the KD phase (learnPlatform).
+    std::vector<CostSample> allSamples;
     std::optional<learned::ProgramSet> pool;
     if (subset) {
-      auto made = makeProgramSet(makeSamples(all), kind);
+      allSamples = makeSamples(all);
+      auto made = makeProgramSet(allSamples, kind);
       if (!made)
         return made.takeError();
       pool = std::move(*made);
@@ -210,7 +211,6 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
     record(stage, "scratch (same programs)", platform, samples.size(),
            *scratch);
     if (subset) {
-      std::vector<CostSample> allSamples = makeSamples(all);
       std::unique_ptr<CostModel> full = makeLearner(options.seed + stage);
       if (llvm::Error error = full->update(allSamples))
         return std::move(error);

@@ -58,6 +58,22 @@ void copyWeights(const ModelImpl &from, ModelImpl &to) {
     to.setNormalization(from.mean, from.stddev);
 }
 
+/// A model of `model`'s architecture with its weights and normalization.
+llvm::Expected<std::unique_ptr<ModelImpl>> copyOf(const ModelImpl &model) {
+  auto copy = ModelImpl::make(model.config);
+  if (copy)
+    copyWeights(model, **copy);
+  return copy;
+}
+
+/// The indices of `set`'s programs, task by task.
+std::map<unsigned, std::vector<size_t>> programsByTask(const ProgramSet &set) {
+  std::map<unsigned, std::vector<size_t>> byTask;
+  for (size_t i = 0; i < set.size(); ++i)
+    byTask[set.groups[i]].push_back(i);
+  return byTask;
+}
+
 /// Top-1 of `scores` on `set`: over its tasks (alike), the label of the
 /// program scored highest relative to the task's best label. Metrics.h's
 /// top-k score on labels (throughputs) rather than latencies.
@@ -90,12 +106,9 @@ double topOne(const ProgramSet &set, llvm::ArrayRef<float> scores) {
 /// same way.
 double orderAgreement(const ProgramSet &set, llvm::ArrayRef<float> reference,
                       llvm::ArrayRef<float> scores) {
-  std::map<unsigned, std::vector<size_t>> byTask;
-  for (size_t i = 0; i < set.size(); ++i)
-    byTask[set.groups[i]].push_back(i);
   double sum = 0;
   size_t counted = 0;
-  for (const auto &[group, programs] : byTask) {
+  for (const auto &[group, programs] : programsByTask(set)) {
     size_t same = 0, ordered = 0;
     for (size_t i : programs)
       for (size_t j : programs)
@@ -118,9 +131,7 @@ double orderAgreement(const ProgramSet &set, llvm::ArrayRef<float> reference,
 /// either side.
 std::pair<ProgramSet, ProgramSet> holdBackTasks(const ProgramSet &data,
                                                 double share, uint64_t seed) {
-  std::map<unsigned, std::vector<size_t>> byTask;
-  for (size_t i = 0; i < data.size(); ++i)
-    byTask[data.groups[i]].push_back(i);
+  std::map<unsigned, std::vector<size_t>> byTask = programsByTask(data);
   std::vector<unsigned> judging;
   for (const auto &[group, programs] : byTask) {
     auto [low, high] = std::minmax_element(
@@ -251,10 +262,9 @@ struct ContinualModel::Impl {
     auto before = runColumn(unmeasured, Column::KnowledgeBase, false);
     if (!before)
       return before.takeError();
-    auto saved = ModelImpl::make(config);
+    auto saved = copyOf(*knowledge);
     if (!saved)
       return saved.takeError();
-    copyWeights(*knowledge, **saved);
     if (llvm::Error error = distillColumn(data, train))
       return error;
     auto after = runColumn(unmeasured, Column::KnowledgeBase, false);
@@ -375,11 +385,10 @@ struct ContinualModel::Impl {
     // untrained (it has none).
     if (!options.activeFromKnowledge || !knowledge->normalized)
       active->computeNormalization(data);
-    auto frozen = ModelImpl::make(config);
+    auto frozen = copyOf(*knowledge);
     if (!frozen)
       return frozen.takeError();
     columnKnowledge = std::move(*frozen);
-    copyWeights(*knowledge, *columnKnowledge);
     columnKnowledge->net->eval();
     torch::manual_seed(columnConfig.seed);
     lateral = Lateral(knowledge->net->getEmbeddingWidth(), options.gateInit);
