@@ -106,7 +106,7 @@ readInput(const CompileOptions &options, MLIRContext &context,
     importing.stop();
     if (options.optimizeGraph) {
       TimingScope optimizing = timing.nest("optimize the graph");
-      if (failed(tcl::optimizeGraph(**imported, &optimizing)))
+      if (failed(tcl::optimizeGraph(**imported, &optimizing, options.graph)))
         return error("the graph optimizations failed");
     }
     return std::move(*imported);

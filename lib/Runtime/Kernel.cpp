@@ -603,6 +603,7 @@ llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
       ExecutionEngine::create(module, engineOptions, std::move(*machine));
   if (!engine)
     return engine.takeError();
+  registerTemporaryAllocation(**engine);
   auto address = (*engine)->lookup(("_mlir_ciface_" + entry).str());
   if (!address)
     return address.takeError();

@@ -9,6 +9,7 @@
 #include "tcl/Target/GpuCodegen.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -538,6 +539,37 @@ struct TemporaryFiles {
 };
 } // namespace
 
+extern "C" {
+void *_mlir_memref_to_llvm_alloc(size_t size);
+void _mlir_memref_to_llvm_free(void *pointer);
+}
+
+llvm::StringRef mlir::tcl::getTemporaryCacheSource() {
+  return
+#include "TemporaryCacheSource.inc"
+      ;
+}
+
+llvm::ArrayRef<std::pair<llvm::StringRef, void *>>
+mlir::tcl::getTemporaryAllocationSymbols() {
+  static const std::pair<llvm::StringRef, void *> symbols[] = {
+      {"_mlir_memref_to_llvm_alloc",
+       reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc)},
+      {"_mlir_memref_to_llvm_free",
+       reinterpret_cast<void *>(&_mlir_memref_to_llvm_free)}};
+  return symbols;
+}
+
+void mlir::tcl::registerTemporaryAllocation(ExecutionEngine &engine) {
+  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    for (auto [name, address] : getTemporaryAllocationSymbols())
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                 llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+}
+
 llvm::Error mlir::tcl::emitSharedLibrary(
     ModuleOp module, const TargetArch &platform, bool usesOpenMP,
     llvm::StringRef libraryPath, llvm::ArrayRef<FunctionSignature> signatures,
@@ -610,15 +642,19 @@ llvm::Error mlir::tcl::emitSharedLibrary(
   }
 
   std::vector<std::string> sources;
-  if (!cApiSource.empty()) {
-    auto path = temporaries.create("tcl-api", "c");
+  for (auto [prefix, source] :
+       {std::pair("tcl-temporaries", getTemporaryCacheSource()),
+        std::pair("tcl-api", cApiSource)}) {
+    if (source.empty())
+      continue;
+    auto path = temporaries.create(prefix, "c");
     if (!path)
       return path.takeError();
     std::error_code ec;
     llvm::raw_fd_ostream out(*path, ec);
     if (ec)
       return llvm::createStringError(ec, "cannot write " + *path);
-    out << cApiSource;
+    out << source;
     out.close();
     sources.push_back(*path);
   }

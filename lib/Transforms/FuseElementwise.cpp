@@ -33,20 +33,24 @@ bool fusesWithoutRecomputation(OpOperand *fused) {
   return consumer && consumer.getMatchingIndexingMap(fused).isPermutation();
 }
 
-/// Whether `value` is a grouped convolution's result ([N, OH, OW, G, F]),
-/// possibly through elementwise generics that already compute in its shape.
-bool isGroupedConvResult(Value value, unsigned depth = 0) {
+/// Whether `value` is computed in a shape finer than the one its consumers
+/// read through a collapse, possibly through elementwise generics that
+/// already compute in that shape: a grouped convolution's result
+/// ([N, OH, OW, G, F]) or a Winograd output transform's
+/// ([N, OH/m, m, OW/m, m, F]).
+bool isComputedUncollapsed(Value value, unsigned depth = 0) {
   auto generic = value.getDefiningOp<linalg::GenericOp>();
   if (!generic || depth > 8)
     return false;
-  if (tcl::matchGroupedConv(generic))
+  if (tcl::matchGroupedConv(generic) ||
+      generic->hasAttr(tcl::kWinogradOutputAttrName))
     return true;
   if (generic.getNumReductionLoops() != 0)
     return false;
   return llvm::any_of(generic.getDpsInputOperands(), [&](OpOperand *input) {
     return input->get().getType() == value.getType() &&
            generic.getMatchingIndexingMap(input).isIdentity() &&
-           isGroupedConvResult(input->get(), depth + 1);
+           isComputedUncollapsed(input->get(), depth + 1);
   });
 }
 
@@ -61,9 +65,9 @@ struct FuseElementwisePass
     // epilogue behind a reshape (MatMul of [B, M, K] by [K, N] is computed
     // as [B*M, K] x [K, N]) is computed in the producer's shape, so that it
     // can join the producer's task.
-    // (Not for an epilogue of a grouped convolution, which the expansion
-    // below computes in the convolution's shape: the two would undo each
-    // other forever.)
+    // (Not for an epilogue of a grouped convolution or a Winograd output
+    // transform, which the expansion below computes in their shape: the two
+    // would undo each other forever.)
     linalg::populateFoldReshapeOpsByCollapsingPatterns(
         patterns, [](OpOperand *fused) {
           auto reshape = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
@@ -74,17 +78,18 @@ struct FuseElementwisePass
                  reshape.getSrc().getDefiningOp<linalg::LinalgOp>() &&
                  llvm::none_of(consumer.getDpsInputOperands(),
                                [](OpOperand *input) {
-                                 return isGroupedConvResult(input->get());
+                                 return isComputedUncollapsed(input->get());
                                });
         });
     // generic(collapse_shape(grouped conv)) -> collapse_shape(generic'(...)):
     // a grouped convolution computes [N, OH, OW, G, F/G], collapsed to the
-    // channels; its epilogue is computed in the uncollapsed shape, so that
-    // it can join the convolution's task.
+    // channels (a Winograd output transform [N, OH/m, m, OW/m, m, F],
+    // collapsed to rows and columns); its epilogue is computed in the
+    // uncollapsed shape, so that it can join the convolution's task.
     linalg::populateFoldReshapeOpsByExpansionPatterns(
         patterns, [](OpOperand *fused) {
           auto reshape = fused->get().getDefiningOp<tensor::CollapseShapeOp>();
-          return reshape && isGroupedConvResult(reshape.getSrc());
+          return reshape && isComputedUncollapsed(reshape.getSrc());
         });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);

@@ -62,7 +62,11 @@ static void addScheduling(OpPassManager &pm, const LoweringOptions &options) {
 /// The conversions of memrefs, functions, arithmetic, branches and indices
 /// to the LLVM dialect, which every pipeline's (host) code needs.
 static void addCoreToLLVM(OpPassManager &pm) {
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Temporaries are allocated through _mlir_memref_to_llvm_alloc/free, which
+  // tcl provides (TemporaryCache.c): freed blocks are kept for the next run.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
@@ -226,21 +230,25 @@ void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
-void mlir::tcl::buildGraphOptimizationPipeline(OpPassManager &pm) {
+void mlir::tcl::buildGraphOptimizationPipeline(OpPassManager &pm,
+                                               const GraphOptions &options) {
   OpPassManager &funcs = pm.nest<func::FuncOp>();
   funcs.addPass(createPropagateLayout());
   funcs.addPass(createCanonicalizerPass());
   funcs.addPass(createFoldConstants());
   funcs.addPass(createFoldBatchNorm());
   funcs.addPass(createConvolutionsAsMatmuls());
+  if (options.winograd)
+    funcs.addPass(createWinogradConvolutions());
   funcs.addPass(createFuseElementwise());
   funcs.addPass(createCanonicalizerPass());
   funcs.addPass(createCSEPass());
 }
 
-LogicalResult mlir::tcl::optimizeGraph(ModuleOp module, TimingScope *timing) {
+LogicalResult mlir::tcl::optimizeGraph(ModuleOp module, TimingScope *timing,
+                                       const GraphOptions &options) {
   PassManager pm(module.getContext());
-  buildGraphOptimizationPipeline(pm);
+  buildGraphOptimizationPipeline(pm, options);
   if (timing)
     pm.enableTiming(*timing);
   return pm.run(module);
@@ -341,7 +349,7 @@ void mlir::tcl::registerTclPipelines() {
   PassPipelineRegistration<>(
       "tcl-optimize-graph",
       "Graph-level optimizations of imported models: layout propagation, "
-      "constant and BatchNorm folding, 1x1 convolutions as matmuls, "
-      "elementwise fusion",
-      buildGraphOptimizationPipeline);
+      "constant and BatchNorm folding, 1x1 convolutions as matmuls, 3x3 "
+      "ones by Winograd's algorithm, elementwise fusion",
+      [](OpPassManager &pm) { buildGraphOptimizationPipeline(pm); });
 }

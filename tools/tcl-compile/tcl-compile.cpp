@@ -47,8 +47,15 @@ static llvm::cl::opt<bool> optimizeGraph(
     "optimize-graph",
     llvm::cl::desc("Run the graph-level optimizations on imported ONNX "
                    "models (layout propagation, constant and BatchNorm "
-                   "folding, 1x1 convolutions as matmuls, elementwise "
-                   "fusion)"),
+                   "folding, 1x1 convolutions as matmuls, 3x3 ones by "
+                   "Winograd's algorithm, elementwise fusion)"),
+    llvm::cl::init(true), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<bool> winograd(
+    "winograd",
+    llvm::cl::desc("Compute 3x3 stride-1 convolutions with constant filters "
+                   "by Winograd's algorithm (F(4x4, 3x3), else F(2x2, 3x3)); "
+                   "--winograd=false keeps them direct (results within "
+                   "rounding of each other)"),
     llvm::cl::init(true), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     outputFilename("o", llvm::cl::desc("Output file"),
@@ -170,6 +177,7 @@ int main(int argc, char **argv) {
     if (llvm::Error error = tcl::parseBoundInput(binding, options.import))
       return fail(std::move(error));
   options.optimizeGraph = optimizeGraph;
+  options.graph.winograd = winograd;
   options.compileThreads = compileThreads;
   options.timing = timing;
   options.entry = apiEntry;

@@ -16,6 +16,7 @@
 
 #include "tcl/Frontend/OnnxImporter.h"
 #include "tcl/Runtime/Measure.h"
+#include "tcl/Transforms/Pipelines.h"
 #include "tcl/Tuning/Tuner.h"
 
 #include "llvm/Support/Error.h"
@@ -60,6 +61,8 @@ struct CompileOptions {
   /// ONNX input only.
   OnnxImportOptions import;
   bool optimizeGraph = true;
+  /// What the graph optimizations do (with optimizeGraph).
+  GraphOptions graph;
   /// The function that gets the C API in a shared library.
   std::string entry = kOnnxEntryName;
 

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -38,6 +39,13 @@ namespace mlir::tcl {
 /// thread loops (one thread each). Such buffers become stack allocations
 /// before tcl-map-to-gpu (promote-buffers-to-stack).
 bool isGpuThreadPrivate(Value alloc);
+
+/// Marks the generic that tcl-winograd-convolutions builds last, the output
+/// transform of shape [N, H/m, m, W/m, m, F] that is collapsed to the
+/// convolution's result: tcl-fuse-elementwise computes an epilogue that
+/// reads the collapse in the generic's shape, so that it joins its task.
+inline constexpr llvm::StringLiteral kWinogradOutputAttrName =
+    "tcl.winograd_output";
 
 } // namespace mlir::tcl
 

@@ -325,6 +325,39 @@ def ConvolutionsAsMatmuls
                            "::mlir::tensor::TensorDialect"];
 }
 
+def WinogradConvolutions
+    : Pass<"tcl-winograd-convolutions", "::mlir::func::FuncOp"> {
+  let summary = "Computes 3x3 stride-1 convolutions by Winograd's F(4x4) or "
+                "F(2x2) algorithm";
+  let description = [{
+    A linalg.conv_2d_nhwc_hwcf with a 3x3 window, unit strides and
+    dilations, a constant f32 filter, a zero-filled accumulator and output
+    rows and columns that split into 4x4 blocks (else 2x2 blocks) becomes
+    Winograd's minimal filtering F(m x m, 3 x 3): the filter transformed at
+    compile time into (m+2)^2 matrices of C x F, the input tiles transformed
+    by two elementwise generics (rows, then columns), one
+    linalg.batch_matmul of (m+2)^2 products [tiles x C] x [C x F], and the
+    output transformed by two more generics into [N, H/m, m, W/m, m, F],
+    collapsed to the convolution's NHWC result (tcl-fuse-elementwise then
+    fuses the epilogue into the last generic). F(4x4) does 36/144 of the
+    convolution's multiplications, F(2x2) 16/36; their results differ from
+    the direct convolution's by rounding (F(4x4): relative errors of about
+    1e-5 of the output's magnitude). Convolutions with fewer than
+    min-channels input or output channels, or with tcl.* attributes (a task
+    tag a schedule names), are left alone. Runs after tcl-fold-batch-norm,
+    which folds scales into the filter, and before tcl-fuse-elementwise.
+  }];
+  let options = [
+    Option<"minChannels", "min-channels", "int64_t", /*default=*/"16",
+           "The fewest input and output channels a convolution computed by "
+           "Winograd has">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def DefaultSchedules : Pass<"tcl-default-schedules", "ModuleOp"> {
   let summary = "Gives every schedulable op without a schedule the default one";
   let description = [{

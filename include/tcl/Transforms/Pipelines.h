@@ -65,16 +65,25 @@ void buildLowerToLLVMPipeline(OpPassManager &pm,
 void buildLowerToNVVMPipeline(OpPassManager &pm, const LoweringOptions &options,
                               StringRef cudaToolkit);
 
+struct GraphOptions {
+  /// Compute 3x3 stride-1 convolutions by Winograd's algorithm
+  /// (tcl-winograd-convolutions).
+  bool winograd = true;
+};
+
 /// Adds the graph-level optimizations for imported models to `pm` (anchored
 /// on builtin.module): layout propagation (transposes cancel across
 /// elementwise ops), constant folding, BatchNorm folding into convolutions,
-/// 1x1 stride-1 convolutions as matmuls and elementwise fusion, with
+/// 1x1 stride-1 convolutions as matmuls, 3x3 stride-1 ones by Winograd's
+/// algorithm (`options.winograd`) and elementwise fusion, with
 /// canonicalization and CSE between.
-void buildGraphOptimizationPipeline(OpPassManager &pm);
+void buildGraphOptimizationPipeline(OpPassManager &pm,
+                                    const GraphOptions &options = {});
 
 /// Runs buildGraphOptimizationPipeline on `module`.
 /// With `timing`, the passes' times go under it (tcl-compile --timing).
-LogicalResult optimizeGraph(ModuleOp module, TimingScope *timing = nullptr);
+LogicalResult optimizeGraph(ModuleOp module, TimingScope *timing = nullptr,
+                            const GraphOptions &options = {});
 
 /// Registers `tcl-lower-to-llvm{target=... num-threads=...}` and
 /// `tcl-optimize-graph` for tcl-opt.

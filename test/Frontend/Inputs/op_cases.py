@@ -266,6 +266,26 @@ case("convtranspose_1d_dilated_const",
          torch.from_numpy(ct1_x), torch.from_numpy(ct1_w), stride=3,
          dilation=2).numpy())])
 
+# 3x3 stride-1 convolutions with constant filters, which tcl computes by
+# Winograd's algorithm (tcl-winograd-convolutions): F(4x4, 3x3) on an 8x8
+# map with a bias and ReLU (fused into the output transform), F(2x2, 3x3) on
+# a 6x6 map with a batch of 2; against PyTorch's direct convolution.
+for name, x_shape, w_shape in (("f4x4_bias_relu", (1, 16, 8, 8), (24, 16, 3, 3)),
+                               ("f2x2_batch2", (2, 16, 6, 6), (40, 16, 3, 3))):
+    wg_x = f32(rng.standard_normal(x_shape))
+    wg_w = f32(rng.standard_normal(w_shape) / 12)
+    wg_b = f32(rng.standard_normal(w_shape[0]))
+    wg_want = torch.relu(torch.nn.functional.conv2d(
+        torch.from_numpy(wg_x), torch.from_numpy(wg_w), torch.from_numpy(wg_b),
+        padding=1)).numpy()
+    case(f"conv_winograd_{name}_const",
+         [node("Constant", [], ["w"], value=numpy_helper.from_array(wg_w, "w")),
+          node("Constant", [], ["b"], value=numpy_helper.from_array(wg_b, "b")),
+          node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[3, 3],
+               pads=[1, 1, 1, 1]),
+          node("Relu", ["c"], ["y"])],
+         [("x", wg_x)], [("y", wg_want)])
+
 # Gemm with constant weights stored transposed (transB=1, as a classifier's
 # are): imported as a plain matmul on the weights transposed at import time.
 gemm_a = f32(rng.standard_normal((3, 5)))
