@@ -33,6 +33,7 @@
 #include <pthread.h>
 #include <random>
 #include <sched.h>
+#include <utility>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -403,50 +404,27 @@ private:
 
 /// Calls a C-interface function whose arguments are all pointers. The
 /// argument count is only known at run time; kernels with more arguments
-/// than listed here are rejected when they are loaded.
-static constexpr size_t kMaxKernelArguments = 12;
+/// than this are rejected when they are loaded. (A Winograd output
+/// transform with a residual epilogue takes 15: six slices, six coefficient
+/// columns, bias, residual and result.)
+static constexpr size_t kMaxKernelArguments = 32;
 
+template <size_t> using Pointer = void *;
+
+template <size_t... Index>
+static void callWithPointers(void *function, void **args,
+                             std::index_sequence<Index...>) {
+  reinterpret_cast<void (*)(Pointer<Index>...)>(function)(args[Index]...);
+}
+
+template <size_t Count = 1>
 static void callWithPointers(void *function, std::vector<void *> &args) {
-  void **a = args.data();
-  using P = void *;
-  switch (args.size()) {
-  case 1:
-    return reinterpret_cast<void (*)(P)>(function)(a[0]);
-  case 2:
-    return reinterpret_cast<void (*)(P, P)>(function)(a[0], a[1]);
-  case 3:
-    return reinterpret_cast<void (*)(P, P, P)>(function)(a[0], a[1], a[2]);
-  case 4:
-    return reinterpret_cast<void (*)(P, P, P, P)>(function)(a[0], a[1], a[2],
-                                                            a[3]);
-  case 5:
-    return reinterpret_cast<void (*)(P, P, P, P, P)>(function)(a[0], a[1], a[2],
-                                                               a[3], a[4]);
-  case 6:
-    return reinterpret_cast<void (*)(P, P, P, P, P, P)>(function)(
-        a[0], a[1], a[2], a[3], a[4], a[5]);
-  case 7:
-    return reinterpret_cast<void (*)(P, P, P, P, P, P, P)>(function)(
-        a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
-  case 8:
-    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P)>(function)(
-        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
-  case 9:
-    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P)>(function)(
-        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
-  case 10:
-    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P)>(function)(
-        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
-  case 11:
-    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P)>(
-        function)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9],
-                  a[10]);
-  case 12:
-    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P)>(
-        function)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9],
-                  a[10], a[11]);
-  default:
+  if constexpr (Count > kMaxKernelArguments) {
     llvm_unreachable("argument count checked when the kernel was created");
+  } else {
+    if (args.size() != Count)
+      return callWithPointers<Count + 1>(function, args);
+    callWithPointers(function, args.data(), std::make_index_sequence<Count>());
   }
 }
 

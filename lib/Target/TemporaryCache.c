@@ -90,7 +90,7 @@ TCL_HIDDEN void _mlir_memref_to_llvm_free(void *pointer) {
 
 /* The kept blocks go back to malloc when a library is unloaded. */
 #if defined(__GNUC__)
-__attribute__((destructor))
+static void tcl_release_spares(void) __attribute__((destructor));
 #endif
 static void tcl_release_spares(void) {
   int i;

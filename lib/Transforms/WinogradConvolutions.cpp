@@ -61,20 +61,38 @@ struct WinogradMatrices {
 };
 
 WinogradMatrices getMatrices(int64_t m) {
+  // clang-format off
   if (m == 2)
     return {2,
-            {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1},
-            {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1},
-            {1, 1, 1, 0, 0, 1, -1, -1}};
+            {1,  0, -1,  0,
+             0,  1,  1,  0,
+             0, -1,  1,  0,
+             0,  1,  0, -1},
+            {1,    0,   0,
+             0.5,  0.5, 0.5,
+             0.5, -0.5, 0.5,
+             0,    0,   1},
+            {1, 1,  1,  0,
+             0, 1, -1, -1}};
   assert(m == 4 && "F(m x m, 3 x 3) is built for m = 2 and 4");
   return {4,
-          {4, 0, -5, 0,  1, 0, 0, -4, -4, 1,  1, 0, 0, 4, -4, -1, 1, 0,
-           0, -2, -1, 2, 1, 0, 0, 2, -1, -2, 1, 0, 0, 4, 0, -5, 0, 1},
-          {1.0 / 4, 0, 0, -1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6, 1.0 / 6,
-           -1.0 / 6, 1.0 / 24, 1.0 / 12, 1.0 / 6, 1.0 / 24, -1.0 / 12,
-           1.0 / 6, 0, 0, 1},
-          {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0, 0, 1, 1, 4, 4, 0,
+          {4,  0, -5,  0, 1, 0,
+           0, -4, -4,  1, 1, 0,
+           0,  4, -4, -1, 1, 0,
+           0, -2, -1,  2, 1, 0,
+           0,  2, -1, -2, 1, 0,
+           0,  4,  0, -5, 0, 1},
+          {1.0 / 4,   0,         0,
+           -1.0 / 6,  -1.0 / 6,  -1.0 / 6,
+           -1.0 / 6,  1.0 / 6,   -1.0 / 6,
+           1.0 / 24,  1.0 / 12,  1.0 / 6,
+           1.0 / 24,  -1.0 / 12, 1.0 / 6,
+           0,         0,         1},
+          {1, 1,  1, 1,  1, 0,
+           0, 1, -1, 2, -2, 0,
+           0, 1,  1, 4,  4, 0,
            0, 1, -1, 8, -8, 1}};
+  // clang-format on
 }
 
 /// The output block size Winograd computes `conv` with, or nothing when the
@@ -112,8 +130,7 @@ std::optional<int64_t> getBlockSize(linalg::Conv2DNhwcHwcfOp conv,
     return std::nullopt;
   int64_t rows = output.getDimSize(1), columns = output.getDimSize(2);
   for (int64_t m : {4, 2})
-    if (rows % m == 0 && columns % m == 0 && rows >= 2 * m &&
-        columns >= 2 * m)
+    if (rows % m == 0 && columns % m == 0 && rows >= 2 * m && columns >= 2 * m)
       return m;
   return std::nullopt;
 }
@@ -158,8 +175,8 @@ public:
   /// column k of `matrix` (rows x columns, row-major) indexed by loop
   /// `coefficientLoop`, and every input is read through `inputMap` (the
   /// same for all).
-  Value combine(ArrayRef<int64_t> shape, ArrayRef<double> matrix,
-                int64_t rows, unsigned coefficientLoop, ValueRange inputs,
+  Value combine(ArrayRef<int64_t> shape, ArrayRef<double> matrix, int64_t rows,
+                unsigned coefficientLoop, ValueRange inputs,
                 AffineMap inputMap) {
     MLIRContext *ctx = rewriter.getContext();
     int64_t columns = static_cast<int64_t>(inputs.size());
@@ -175,8 +192,8 @@ public:
     llvm::append_range(operands, inputs);
     unsigned loops = shape.size();
     SmallVector<AffineMap> maps(
-        columns, AffineMap::get(loops, 0, rewriter.getAffineDimExpr(
-                                              coefficientLoop)));
+        columns,
+        AffineMap::get(loops, 0, rewriter.getAffineDimExpr(coefficientLoop)));
     maps.append(columns, inputMap);
     maps.push_back(AffineMap::getMultiDimIdentityMap(loops, ctx));
     Value init =
@@ -187,8 +204,8 @@ public:
         [&](OpBuilder &b, Location nested, ValueRange args) {
           Value sum = b.create<arith::MulFOp>(nested, args[0], args[columns]);
           for (int64_t k = 1; k < columns; ++k)
-            sum = b.create<math::FmaOp>(nested, args[k], args[columns + k],
-                                        sum);
+            sum =
+                b.create<math::FmaOp>(nested, args[k], args[columns + k], sum);
           b.create<linalg::YieldOp>(nested, sum);
         });
     return generic.getResult(0);
@@ -245,9 +262,8 @@ void rewriteByWinograd(linalg::Conv2DNhwcHwcfOp conv, int64_t m,
   // V[a1, a2, n, th, tw, c] = sum_j B^T[a2, j] Z[a1, n, th, m tw + j, c].
   SmallVector<Value> zColumns;
   for (int64_t j = 0; j < a; ++j)
-    zColumns.push_back(build.slice(z, {0, 0, 0, j, 0},
-                                   {a, n, th, tw, channels}, {1, 1, 1, m, 1},
-                                   {a, n, th, tw, channels}));
+    zColumns.push_back(build.slice(z, {0, 0, 0, j, 0}, {a, n, th, tw, channels},
+                                   {1, 1, 1, m, 1}, {a, n, th, tw, channels}));
   Value v = build.combine({a, a, n, th, tw, channels}, matrices.bt, a,
                           /*coefficientLoop=*/1, zColumns,
                           build.dims(6, {0, 2, 3, 4, 5}));
@@ -260,18 +276,19 @@ void rewriteByWinograd(linalg::Conv2DNhwcHwcfOp conv, int64_t m,
   DenseElementsAttr weights;
   (void)matchPattern(conv.getInputs()[1], m_Constant(&weights));
   DenseElementsAttr transformed = transformFilter(weights, matrices);
-  Value rhs = rewriter.create<arith::ConstantOp>(build.loc,
-                                                 transformed.getType(),
-                                                 transformed);
+  Value rhs = rewriter.create<arith::ConstantOp>(
+      build.loc, transformed.getType(), transformed);
   auto productType = RankedTensorType::get({a * a, n * th * tw, features},
                                            rewriter.getF32Type());
   Value zero = rewriter.create<arith::ConstantOp>(
       build.loc, rewriter.getF32FloatAttr(0.0f));
-  Value productInit = rewriter.create<linalg::FillOp>(
-      build.loc, zero,
-      ValueRange{rewriter.create<tensor::EmptyOp>(
-          build.loc, productType.getShape(), rewriter.getF32Type())})
-                          .getResult(0);
+  Value productInit =
+      rewriter
+          .create<linalg::FillOp>(
+              build.loc, zero,
+              ValueRange{rewriter.create<tensor::EmptyOp>(
+                  build.loc, productType.getShape(), rewriter.getF32Type())})
+          .getResult(0);
   Value product = rewriter
                       .create<linalg::BatchMatmulOp>(
                           build.loc, TypeRange{productType},
@@ -279,27 +296,24 @@ void rewriteByWinograd(linalg::Conv2DNhwcHwcfOp conv, int64_t m,
                       .getResult(0);
   Value expanded = rewriter.create<tensor::ExpandShapeOp>(
       build.loc,
-      RankedTensorType::get({a, a, n, th, tw, features},
-                            rewriter.getF32Type()),
+      RankedTensorType::get({a, a, n, th, tw, features}, rewriter.getF32Type()),
       product, batchTilesChannels);
 
   // O[i, a2, n, th, tw, f] = sum_a1 A^T[i, a1] M[a1, a2, n, th, tw, f].
   SmallVector<Value> productRows;
   for (int64_t a1 = 0; a1 < a; ++a1)
-    productRows.push_back(build.slice(expanded, {a1, 0, 0, 0, 0, 0},
-                                      {1, a, n, th, tw, features},
-                                      {1, 1, 1, 1, 1, 1},
-                                      {a, n, th, tw, features}));
+    productRows.push_back(
+        build.slice(expanded, {a1, 0, 0, 0, 0, 0}, {1, a, n, th, tw, features},
+                    {1, 1, 1, 1, 1, 1}, {a, n, th, tw, features}));
   Value o = build.combine({m, a, n, th, tw, features}, matrices.at, m,
                           /*coefficientLoop=*/0, productRows,
                           build.dims(6, {1, 2, 3, 4, 5}));
   // Y[n, th, i, tw, j, f] = sum_a2 A^T[j, a2] O[i, a2, n, th, tw, f].
   SmallVector<Value> oColumns;
   for (int64_t a2 = 0; a2 < a; ++a2)
-    oColumns.push_back(build.slice(o, {0, a2, 0, 0, 0, 0},
-                                   {m, 1, n, th, tw, features},
-                                   {1, 1, 1, 1, 1, 1},
-                                   {m, n, th, tw, features}));
+    oColumns.push_back(
+        build.slice(o, {0, a2, 0, 0, 0, 0}, {m, 1, n, th, tw, features},
+                    {1, 1, 1, 1, 1, 1}, {m, n, th, tw, features}));
   Value y = build.combine({n, th, m, tw, m, features}, matrices.at, m,
                           /*coefficientLoop=*/4, oColumns,
                           build.dims(6, {2, 0, 1, 3, 5}));

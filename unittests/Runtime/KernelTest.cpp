@@ -447,6 +447,57 @@ TEST(KernelErrors, RejectsBadInput) {
   llvm::consumeError(std::move(error));
 }
 
+/// `count` inputs of f32[4] and their sum (the first counted twice), as one
+/// linalg.generic.
+std::string sumOfInputs(size_t count) {
+  std::string args, names, types, maps, block,
+      body = "    %s0 = arith.addf %a0, %a0 : f32\n";
+  for (size_t i = 0; i < count; ++i) {
+    std::string n = std::to_string(i), sep = i ? ", " : "";
+    args += sep + "%x" + n + ": tensor<4xf32>";
+    names += sep + "%x" + n;
+    types += sep + "tensor<4xf32>";
+    maps += "#id, ";
+    block += "%a" + n + ": f32, ";
+    if (i)
+      body += "    %s" + n + " = arith.addf %s" + std::to_string(i - 1) +
+              ", %a" + n + " : f32\n";
+  }
+  return "#id = affine_map<(d0) -> (d0)>\nfunc.func @sum(" + args +
+         ") -> tensor<4xf32> {\n  %e = tensor.empty() : tensor<4xf32>\n"
+         "  %r = linalg.generic {indexing_maps = [" +
+         maps + "#id], iterator_types = [\"parallel\"]} ins(" + names + " : " +
+         types + ") outs(%e : tensor<4xf32>) {\n  ^bb0(" + block +
+         "%o: f32):\n" + body + "    linalg.yield %s" +
+         std::to_string(count - 1) +
+         " : f32\n  } -> tensor<4xf32>\n  return %r : tensor<4xf32>\n}\n";
+}
+
+/// Kernels of up to 32 buffers are called with each in its place (a
+/// Winograd output transform with a residual epilogue takes 15); more are
+/// refused, saying how many.
+TEST(KernelErrors, TakesUpTo32Buffers) {
+  LoweringOptions options;
+  auto kernel = Kernel::jit(sumOfInputs(31), "sum", options);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  std::vector<Buffer> inputs;
+  for (size_t i = 0; i < 31; ++i) {
+    inputs.push_back(Buffer::zeros({4}));
+    inputs.back().data = {float(i), 1.0f, 0.0f, -float(i)};
+  }
+  std::vector<Buffer> outputs = kernel->getSignature().makeOutputs();
+  llvm::Error error = kernel->run(inputs, outputs);
+  ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
+  // x0 twice, then x1..x30: 0 + 465, 32, 0, -465.
+  EXPECT_EQ(outputs[0].data, (std::vector<float>{465, 32, 0, -465}));
+
+  auto tooMany = Kernel::jit(sumOfInputs(33), "sum", options);
+  ASSERT_FALSE(bool(tooMany));
+  EXPECT_NE(llvm::toString(tooMany.takeError())
+                .find("kernels take 1 to 32 buffers; this one takes 34"),
+            std::string::npos);
+}
+
 TEST(RandomInputs, UniformInRangeAndSeeded) {
   KernelSignature signature;
   signature.inputs = {{ElementType::F32, {64, 64}, ""},
