@@ -1,14 +1,18 @@
 #!/usr/bin/python3
 """End-to-end model benchmark: tcl (untuned, default schedules) vs libtorch.
 
-For ResNet-18, MobileNetV2 and the BERT-style encoder (models/generate.py,
-same seeded weights), with 1 and 2 threads: tcl's compile time (ONNX -> .so)
+For models/generate.py's MODELS by default (ResNet-18, MobileNetV2, the
+BERT-style encoder, RegNet-Y-400MF; same seeded weights as PyTorch's), with
+1 and 2 threads: tcl's compile time (ONNX -> .so)
 and batch-1 latency (tcl-run, median), and PyTorch's latency on the same
 module in this process (torch.set_num_threads, OpenBLAS). Prints a table.
 
-Usage: /usr/bin/python3 bench/models.py [BUILD_DIR]
+Usage: /usr/bin/python3 bench/models.py [BUILD_DIR] [--models a,b]
+  (e.g. --models gpt,transformer_encoder_layer,unet,tcn: the other models
+  of the end-to-end tests, from the zoo)
 """
 
+import argparse
 import os
 import re
 import statistics
@@ -66,8 +70,17 @@ def tcl(build, name, threads):
 
 
 def main():
-    build = sys.argv[1] if len(sys.argv) > 1 else "build"
-    for name in generate.MODELS:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("build", nargs="?", default="build")
+    parser.add_argument("--models", default=",".join(generate.MODELS),
+                        help="comma-separated names of models/generate.py's "
+                             "MODELS or ZOO (default: MODELS)")
+    args = parser.parse_args()
+    build, names = args.build, args.models.split(",")
+    for name in names:
+        if name not in generate.MODELS and name not in generate.ZOO:
+            sys.exit(f"unknown model '{name}'")
+    for name in names:
         if not os.path.exists(os.path.join(build, "models", name, "model.onnx")):
             generate.export(name, os.path.join(build, "models"))
     blas = "OpenBLAS" if "openblas" in torch.__config__.show().lower() or \
@@ -77,7 +90,7 @@ def main():
     print("| model | threads | tcl compile (s) | tcl latency (ms) | "
           "libtorch latency (ms) | tcl / libtorch speed | tcl check |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
-    for name in generate.MODELS:
+    for name in names:
         for threads in (1, 2):
             compile_seconds, tcl_ms, ok = tcl(build, name, threads)
             torch_ms = torch_latency(name, threads)

@@ -108,12 +108,16 @@ def CollapseContiguousLoops
 }
 
 def ApproximateMath : Pass<"tcl-approximate-math", "::mlir::func::FuncOp"> {
-  let summary = "Replaces erf and tanh by inline polynomial approximations";
+  let summary = "Replaces erf, tanh and exp by inline polynomial "
+                "approximations";
   let description = [{
-    LLVM has no intrinsic for erf or tanh, so without this they become libm
-    calls, one per element (and per vector lane). MLIR's polynomial
-    approximations (f32-accurate to a few ulp) are plain arithmetic that
-    vectorizes: GELU (erf) and tanh epilogues run at vector speed.
+    LLVM has no intrinsic for erf or tanh, and on x86 lowers its vector exp
+    to one expf call per lane, so without this they become libm calls, one
+    per element (and per vector lane). MLIR's polynomial approximations
+    (f32-accurate to a few ulp) are plain arithmetic that vectorizes: GELU
+    (erf), tanh epilogues, softmax and sigmoid (exp) run at vector speed.
+    Other math ops keep their libm calls (MLIR's sine and cosine reduce
+    their arguments in f32).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
