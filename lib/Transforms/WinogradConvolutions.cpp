@@ -95,15 +95,22 @@ WinogradMatrices getMatrices(int64_t m) {
   // clang-format on
 }
 
-/// The output block size Winograd computes `conv` with, or nothing when the
-/// convolution is not one it applies to: a 3x3 window, unit strides and
+/// A convolution Winograd computes: its output block size m and its filter.
+struct WinogradCandidate {
+  linalg::Conv2DNhwcHwcfOp conv;
+  int64_t m;
+  DenseElementsAttr filter;
+};
+
+/// How Winograd computes `conv`, or nothing when the convolution is not one
+/// it applies to: a 3x3 window, unit strides and
 /// dilations, static shapes, a constant filter, an accumulator that starts
 /// at zero, output rows and columns that split into blocks (4, else 2), and
 /// at least `minChannels` input and output channels (the matmuls' reduction
 /// and column extents). Convolutions carrying tcl attributes (a task tag a
 /// schedule names) keep their form.
-std::optional<int64_t> getBlockSize(linalg::Conv2DNhwcHwcfOp conv,
-                                    int64_t minChannels) {
+std::optional<WinogradCandidate>
+getWinogradCandidate(linalg::Conv2DNhwcHwcfOp conv, int64_t minChannels) {
   if (!conv.hasPureTensorSemantics())
     return std::nullopt;
   for (NamedAttribute attr : conv->getDiscardableAttrs())
@@ -131,7 +138,7 @@ std::optional<int64_t> getBlockSize(linalg::Conv2DNhwcHwcfOp conv,
   int64_t rows = output.getDimSize(1), columns = output.getDimSize(2);
   for (int64_t m : {4, 2})
     if (rows % m == 0 && columns % m == 0 && rows >= 2 * m && columns >= 2 * m)
-      return m;
+      return WinogradCandidate{conv, m, weights};
   return std::nullopt;
 }
 
@@ -167,9 +174,8 @@ DenseElementsAttr transformFilter(DenseElementsAttr filter,
 /// Builds the Winograd ops of one convolution.
 class WinogradBuilder {
 public:
-  WinogradBuilder(RewriterBase &rewriter, Location loc,
-                  const WinogradMatrices &matrices)
-      : rewriter(rewriter), loc(loc), matrices(matrices) {}
+  WinogradBuilder(RewriterBase &rewriter, Location loc)
+      : rewriter(rewriter), loc(loc) {}
 
   /// sum_k coefficient_k * input_k over `shape`, where coefficient k is
   /// column k of `matrix` (rows x columns, row-major) indexed by loop
@@ -230,11 +236,12 @@ public:
 
   RewriterBase &rewriter;
   Location loc;
-  const WinogradMatrices &matrices;
 };
 
-void rewriteByWinograd(linalg::Conv2DNhwcHwcfOp conv, int64_t m,
+void rewriteByWinograd(const WinogradCandidate &candidate,
                        RewriterBase &rewriter) {
+  linalg::Conv2DNhwcHwcfOp conv = candidate.conv;
+  int64_t m = candidate.m;
   WinogradMatrices matrices = getMatrices(m);
   int64_t a = matrices.alpha();
   auto inputType = cast<RankedTensorType>(conv.getInputs()[0].getType());
@@ -246,7 +253,7 @@ void rewriteByWinograd(linalg::Conv2DNhwcHwcfOp conv, int64_t m,
   int64_t inColumns = inputType.getDimSize(2);
   int64_t th = rows / m, tw = columns / m;
   rewriter.setInsertionPoint(conv);
-  WinogradBuilder build(rewriter, conv.getLoc(), matrices);
+  WinogradBuilder build(rewriter, conv.getLoc());
   Value input = conv.getInputs()[0];
 
   // Z[a1, n, th, w, c] = sum_i B^T[a1, i] x[n, m th + i, w, c]: input row i
@@ -273,9 +280,7 @@ void rewriteByWinograd(linalg::Conv2DNhwcHwcfOp conv, int64_t m,
       {0, 1}, {2, 3, 4}, {5}};
   Value lhs = rewriter.create<tensor::CollapseShapeOp>(build.loc, v,
                                                        batchTilesChannels);
-  DenseElementsAttr weights;
-  (void)matchPattern(conv.getInputs()[1], m_Constant(&weights));
-  DenseElementsAttr transformed = transformFilter(weights, matrices);
+  DenseElementsAttr transformed = transformFilter(candidate.filter, matrices);
   Value rhs = rewriter.create<arith::ConstantOp>(
       build.loc, transformed.getType(), transformed);
   auto productType = RankedTensorType::get({a * a, n * th * tw, features},
@@ -331,13 +336,14 @@ struct WinogradConvolutionsPass
 
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
-    SmallVector<std::pair<linalg::Conv2DNhwcHwcfOp, int64_t>> convs;
+    SmallVector<WinogradCandidate> candidates;
     getOperation().walk([&](linalg::Conv2DNhwcHwcfOp conv) {
-      if (std::optional<int64_t> m = getBlockSize(conv, minChannels))
-        convs.push_back({conv, *m});
+      if (std::optional<WinogradCandidate> candidate =
+              getWinogradCandidate(conv, minChannels))
+        candidates.push_back(*candidate);
     });
-    for (auto [conv, m] : convs)
-      rewriteByWinograd(conv, m, rewriter);
+    for (const WinogradCandidate &candidate : candidates)
+      rewriteByWinograd(candidate, rewriter);
   }
 };
 
