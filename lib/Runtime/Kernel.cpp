@@ -581,7 +581,14 @@ llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
       ExecutionEngine::create(module, engineOptions, std::move(*machine));
   if (!engine)
     return engine.takeError();
-  registerTemporaryAllocation(**engine);
+  // Lowered code allocates its temporaries through these (TemporaryCache.c).
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    for (auto [name, address] : getTemporaryAllocationSymbols())
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                 llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   auto address = (*engine)->lookup(("_mlir_ciface_" + entry).str());
   if (!address)
     return address.takeError();

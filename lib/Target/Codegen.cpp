@@ -9,7 +9,6 @@
 #include "tcl/Target/GpuCodegen.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -558,16 +557,6 @@ mlir::tcl::getTemporaryAllocationSymbols() {
       {"_mlir_memref_to_llvm_free",
        reinterpret_cast<void *>(&_mlir_memref_to_llvm_free)}};
   return symbols;
-}
-
-void mlir::tcl::registerTemporaryAllocation(ExecutionEngine &engine) {
-  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    for (auto [name, address] : getTemporaryAllocationSymbols())
-      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                 llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
 }
 
 llvm::Error mlir::tcl::emitSharedLibrary(

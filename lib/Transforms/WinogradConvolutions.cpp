@@ -217,16 +217,30 @@ public:
     return generic.getResult(0);
   }
 
-  /// The slice of `source` at `offsets` of `sizes` and `strides`, of shape
-  /// `resultShape` (`sizes` without the unit dimensions it drops).
-  Value slice(Value source, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
-              ArrayRef<int64_t> strides, ArrayRef<int64_t> resultShape) {
+  /// The `count` slices of `source` along `dim`, the k-th at offset k,
+  /// of `size` elements `stride` apart (the others whole); a dimension of
+  /// size 1 is dropped.
+  SmallVector<Value> sliceEach(Value source, unsigned dim, int64_t count,
+                               int64_t size, int64_t stride) {
     MLIRContext *ctx = rewriter.getContext();
-    auto type = RankedTensorType::get(resultShape, rewriter.getF32Type());
-    return rewriter.create<tensor::ExtractSliceOp>(
-        loc, type, source, getAsIndexOpFoldResult(ctx, offsets),
-        getAsIndexOpFoldResult(ctx, sizes),
-        getAsIndexOpFoldResult(ctx, strides));
+    auto type = cast<RankedTensorType>(source.getType());
+    SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+    SmallVector<int64_t> sizes = llvm::to_vector(type.getShape());
+    sizes[dim] = size;
+    strides[dim] = stride;
+    SmallVector<int64_t> resultShape = sizes;
+    if (size == 1)
+      resultShape.erase(resultShape.begin() + dim);
+    auto resultType = RankedTensorType::get(resultShape, type.getElementType());
+    SmallVector<Value> slices;
+    for (int64_t k = 0; k < count; ++k) {
+      offsets[dim] = k;
+      slices.push_back(rewriter.create<tensor::ExtractSliceOp>(
+          loc, resultType, source, getAsIndexOpFoldResult(ctx, offsets),
+          getAsIndexOpFoldResult(ctx, sizes),
+          getAsIndexOpFoldResult(ctx, strides)));
+    }
+    return slices;
   }
 
   AffineMap dims(unsigned loops, ArrayRef<unsigned> positions) {
@@ -258,19 +272,12 @@ void rewriteByWinograd(const WinogradCandidate &candidate,
 
   // Z[a1, n, th, w, c] = sum_i B^T[a1, i] x[n, m th + i, w, c]: input row i
   // of every tile is a slice with a stride of m rows.
-  SmallVector<Value> inputRows;
-  for (int64_t i = 0; i < a; ++i)
-    inputRows.push_back(build.slice(input, {0, i, 0, 0},
-                                    {n, th, inColumns, channels}, {1, m, 1, 1},
-                                    {n, th, inColumns, channels}));
+  SmallVector<Value> inputRows = build.sliceEach(input, 1, a, th, m);
   Value z = build.combine({a, n, th, inColumns, channels}, matrices.bt, a,
                           /*coefficientLoop=*/0, inputRows,
                           build.dims(5, {1, 2, 3, 4}));
   // V[a1, a2, n, th, tw, c] = sum_j B^T[a2, j] Z[a1, n, th, m tw + j, c].
-  SmallVector<Value> zColumns;
-  for (int64_t j = 0; j < a; ++j)
-    zColumns.push_back(build.slice(z, {0, 0, 0, j, 0}, {a, n, th, tw, channels},
-                                   {1, 1, 1, m, 1}, {a, n, th, tw, channels}));
+  SmallVector<Value> zColumns = build.sliceEach(z, 3, a, tw, m);
   Value v = build.combine({a, a, n, th, tw, channels}, matrices.bt, a,
                           /*coefficientLoop=*/1, zColumns,
                           build.dims(6, {0, 2, 3, 4, 5}));
@@ -305,20 +312,12 @@ void rewriteByWinograd(const WinogradCandidate &candidate,
       product, batchTilesChannels);
 
   // O[i, a2, n, th, tw, f] = sum_a1 A^T[i, a1] M[a1, a2, n, th, tw, f].
-  SmallVector<Value> productRows;
-  for (int64_t a1 = 0; a1 < a; ++a1)
-    productRows.push_back(
-        build.slice(expanded, {a1, 0, 0, 0, 0, 0}, {1, a, n, th, tw, features},
-                    {1, 1, 1, 1, 1, 1}, {a, n, th, tw, features}));
+  SmallVector<Value> productRows = build.sliceEach(expanded, 0, a, 1, 1);
   Value o = build.combine({m, a, n, th, tw, features}, matrices.at, m,
                           /*coefficientLoop=*/0, productRows,
                           build.dims(6, {1, 2, 3, 4, 5}));
   // Y[n, th, i, tw, j, f] = sum_a2 A^T[j, a2] O[i, a2, n, th, tw, f].
-  SmallVector<Value> oColumns;
-  for (int64_t a2 = 0; a2 < a; ++a2)
-    oColumns.push_back(
-        build.slice(o, {0, a2, 0, 0, 0, 0}, {m, 1, n, th, tw, features},
-                    {1, 1, 1, 1, 1, 1}, {m, n, th, tw, features}));
+  SmallVector<Value> oColumns = build.sliceEach(o, 1, a, 1, 1);
   Value y = build.combine({n, th, m, tw, m, features}, matrices.at, m,
                           /*coefficientLoop=*/4, oColumns,
                           build.dims(6, {2, 0, 1, 3, 5}));

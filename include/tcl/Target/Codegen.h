@@ -29,7 +29,6 @@
 
 namespace mlir {
 class DialectRegistry;
-class ExecutionEngine;
 namespace tcl {
 
 /// Registers the MLIR -> LLVM IR translations tcl's lowered modules need.
@@ -128,17 +127,14 @@ uint64_t hashLibraryContents(llvm::ArrayRef<uint8_t> bytes);
 /// calls for its temporary buffers (_mlir_memref_to_llvm_alloc and
 /// _mlir_memref_to_llvm_free, hidden), which keep freed blocks for the next
 /// run (lib/Target/TemporaryCache.c). emitSharedLibrary links it into every
-/// library; the JIT binds the same functions, compiled into tcl
-/// (getTemporaryAllocationSymbols).
+/// library; the JIT (Kernel::jit) binds the same functions, compiled into
+/// tcl (getTemporaryAllocationSymbols).
 llvm::StringRef getTemporaryCacheSource();
 
 /// The allocation functions of getTemporaryCacheSource as compiled into
 /// tcl, by the names lowered code calls them.
 llvm::ArrayRef<std::pair<llvm::StringRef, void *>>
 getTemporaryAllocationSymbols();
-
-/// Binds getTemporaryAllocationSymbols in `engine`, whose code calls them.
-void registerTemporaryAllocation(ExecutionEngine &engine);
 
 /// The same hash as C source, a function `static uint64_t
 /// tcl_hash_contents(const unsigned char *bytes, uint64_t size)`, for the C
