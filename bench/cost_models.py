@@ -185,16 +185,18 @@ def host_platform(build):
 
 
 def split_contender(contender):
-    """'mamba', 'mamba+rdu', 'mamba+rdu+finetune': the cost model, the
-    sampler (top-k unless +rdu) and whether its checkpoint is fine-tuned
-    even on a platform it did not learn (+finetune: the same weights
-    without the header line naming its platforms, so the search does not
-    start an active column)."""
+    """'mamba', 'mamba+rdu', 'mamba+rdu+finetune', 'mamba+correct': the
+    cost model, the sampler (top-k unless +rdu), whether its checkpoint is
+    fine-tuned even on a platform it did not learn (+finetune: the same
+    weights without the header line naming its platforms, so the search
+    does not start an active column) and how it learns from the run
+    (+correct: --online-learning=correct, else finetune)."""
     model, *flags = contender.split("+")
-    unknown = set(flags) - {"rdu", "finetune"}
+    unknown = set(flags) - {"rdu", "finetune", "correct"}
     if unknown:
         sys.exit(f"unknown contender flag(s) {sorted(unknown)} in {contender}")
-    return model, "rdu" if "rdu" in flags else "topk", "finetune" in flags
+    return (model, "rdu" if "rdu" in flags else "topk", "finetune" in flags,
+            "correct" if "correct" in flags else "finetune")
 
 
 def without_platforms(checkpoint):
@@ -214,7 +216,7 @@ def without_platforms(checkpoint):
 
 def tune(build, graph, target, contender, checkpoint, trials, out, name,
          defaults, seed):
-    model, sampler, finetune = split_contender(contender)
+    model, sampler, finetune, online = split_contender(contender)
     if checkpoint and finetune:
         checkpoint = without_platforms(checkpoint)
     database = os.path.join(out, f"{name}-{contender}-{seed}.db")
@@ -223,6 +225,7 @@ def tune(build, graph, target, contender, checkpoint, trials, out, name,
     command = [os.path.join(build, "bin", "tcl-compile"), graph, "--tune",
                f"--target={target}", "--resume", f"--trials={trials}",
                f"--cost-model={model}", f"--sampler={sampler}",
+               f"--online-learning={online}",
                f"--seed={seed}", f"--tuning-db={database}", "-o",
                os.path.join(out, f"{name}-{contender}-{seed}.so"),
                f"--cost-model-file={checkpoint or 'none'}"]

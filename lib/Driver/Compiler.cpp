@@ -250,6 +250,9 @@ mlir::tcl::compileModel(const CompileOptions &options,
       !llvm::is_contained(getCostModelNames(), options.tuning.costModel))
     return error("unknown cost model '" + options.tuning.costModel + "' (" +
                  llvm::join(getCostModelNames(), ", ") + ")");
+  if (options.tune && !parseOnlineLearning(options.tuning.onlineLearning))
+    return error("unknown online learning '" + options.tuning.onlineLearning +
+                 "' (finetune, correct)");
   DialectRegistry registry;
   registerTclDialects(registry);
   registerLLVMTranslations(registry);

@@ -180,13 +180,24 @@ private:
 
 } // namespace
 
-std::unique_ptr<CostModel> mlir::tcl::createCostModel(llvm::StringRef name,
-                                                      uint64_t seed) {
+std::unique_ptr<CostModel>
+mlir::tcl::createCostModel(llvm::StringRef name, uint64_t seed,
+                           const LearnedModelOptions &learned) {
   if (name == "random")
     return std::make_unique<RandomCostModel>(seed);
   if (name == "xgboost")
     return std::make_unique<XGBoostCostModel>(seed);
-  return createLearnedCostModel(name, seed, LearnedModelOptions());
+  return createLearnedCostModel(name, seed, learned);
+}
+
+std::optional<LearnedModelOptions::OnlineLearning>
+mlir::tcl::parseOnlineLearning(llvm::StringRef name) {
+  using OnlineLearning = LearnedModelOptions::OnlineLearning;
+  if (name == "finetune")
+    return OnlineLearning::FineTune;
+  if (name == "correct")
+    return OnlineLearning::Correct;
+  return std::nullopt;
 }
 
 std::vector<std::string> mlir::tcl::getCostModelNames() {
@@ -211,8 +222,8 @@ std::string mlir::tcl::getFeatureLayout(FeatureKind kind) {
          std::to_string(Tokenizer::kWidth);
 }
 
-void mlir::tcl::clearFeaturePart(std::vector<float> &features, FeatureKind kind,
-                                 FeaturePart part) {
+FeatureColumns mlir::tcl::getFeatureColumns(FeatureKind kind,
+                                            FeaturePart part) {
   // Both layouts: schedule columns, then task, then hardware, in rows of
   // `width`.
   unsigned schedule = kind == FeatureKind::Summary ? kSummaryScheduleWidth
@@ -226,9 +237,16 @@ void mlir::tcl::clearFeaturePart(std::vector<float> &features, FeatureKind kind,
   unsigned end = part == FeaturePart::Schedule ? schedule
                  : part == FeaturePart::Task ? schedule + Tokenizer::kTaskWidth
                                              : width;
-  for (size_t row = 0; row + width <= features.size(); row += width)
-    std::fill(features.begin() + row + begin, features.begin() + row + end,
-              0.0f);
+  return {begin, end, width};
+}
+
+void mlir::tcl::clearFeaturePart(std::vector<float> &features, FeatureKind kind,
+                                 FeaturePart part) {
+  FeatureColumns columns = getFeatureColumns(kind, part);
+  for (size_t row = 0; row + columns.rowWidth <= features.size();
+       row += columns.rowWidth)
+    std::fill(features.begin() + row + columns.begin,
+              features.begin() + row + columns.end, 0.0f);
 }
 
 FailureOr<std::vector<float>>

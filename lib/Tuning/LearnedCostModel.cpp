@@ -14,8 +14,11 @@
 #include "tcl/Tuning/LearnedCostModel.h"
 #include "tcl/Tuning/Learned/ContinualModel.h"
 #include "tcl/Tuning/Learned/RankingModel.h"
+#include "tcl/Tuning/Learned/ScoreCorrection.h"
 
 #include "llvm/ADT/StringSwitch.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -93,6 +96,11 @@ public:
         return created.takeError();
       adopt(std::move(*created));
     }
+    // A checkpoint's network stays as trained; the run's measurements
+    // correct its scores.
+    if (options.online == LearnedModelOptions::OnlineLearning::Correct &&
+        !loadedFrom.empty() && !continual)
+      return fitCorrection(samples);
     auto made = makeTrainOptions(options);
     if (!made)
       return made.takeError();
@@ -112,6 +120,8 @@ public:
 
   std::vector<double>
   predict(llvm::ArrayRef<std::vector<float>> features) override {
+    if (correction.isFitted())
+      return predictCorrected(features);
     std::vector<double> scores(features.size(), 0.0);
     llvm::Expected<std::vector<float>> predicted =
         continual ? runColumn(features, /*embedding=*/false)
@@ -139,21 +149,13 @@ public:
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      getName() +
                                          ": no embedding before training");
+    auto programs = programsOf(features);
+    if (!programs)
+      return programs.takeError();
     const learned::ModelConfig &config = model->getConfig();
-    std::vector<const float *> programs;
-    programs.reserve(features.size());
-    for (const std::vector<float> &program : features) {
-      if (program.size() != size_t(config.rows) * config.width)
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            getName() + ": a program of " + llvm::Twine(program.size()) +
-                " features, the model reads " +
-                llvm::Twine(size_t(config.rows) * config.width));
-      programs.push_back(program.data());
-    }
     ProgramEmbeddings result;
     result.width = model->getEmbeddingWidth();
-    auto values = model->embed(programs, config.rows, config.width);
+    auto values = model->embed(*programs, config.rows, config.width);
     if (!values)
       return values.takeError();
     result.values = std::move(*values);
@@ -193,6 +195,8 @@ public:
     trained = true;
     loadedFrom = path.str();
     continual.reset();
+    correction = learned::ScoreCorrection();
+    taskKeys.clear();
     return llvm::Error::success();
   }
 
@@ -223,22 +227,109 @@ public:
   }
 
 private:
-  /// The model's scores of `features` (none before the model exists).
-  llvm::Expected<std::vector<float>>
-  scoreWithModel(llvm::ArrayRef<std::vector<float>> features) {
-    if (!model || features.empty())
-      return std::vector<float>();
+  /// Programs of `features` as the model's rows (checked against its
+  /// width).
+  llvm::Expected<std::vector<const float *>>
+  programsOf(llvm::ArrayRef<std::vector<float>> features) const {
     const learned::ModelConfig &config = model->getConfig();
     std::vector<const float *> programs;
     programs.reserve(features.size());
     for (const std::vector<float> &program : features) {
       if (program.size() != size_t(config.rows) * config.width)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       getName() +
-                                           ": a program of another width");
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            getName() + ": a program of " + llvm::Twine(program.size()) +
+                " features, the model reads " +
+                llvm::Twine(size_t(config.rows) * config.width));
       programs.push_back(program.data());
     }
-    return model->predict(programs, config.rows, config.width);
+    return programs;
+  }
+
+  /// The task a program belongs to, as the correction knows it: programs of
+  /// one task share their task columns (and a search's candidates carry no
+  /// task id). Tasks that agree in every task column share their
+  /// measurements.
+  unsigned taskOf(const std::vector<float> &program) {
+    FeatureColumns columns =
+        getFeatureColumns(getFeatureKind(), FeaturePart::Task);
+    std::vector<float> key(program.begin() + columns.begin,
+                           program.begin() + columns.end);
+    return taskKeys.try_emplace(std::move(key), taskKeys.size()).first->second;
+  }
+
+  /// The model's score and embedding of each program, as the correction
+  /// reads them (views into `values`).
+  llvm::Expected<std::vector<learned::ScoredProgram>>
+  view(llvm::ArrayRef<std::vector<float>> features,
+       std::vector<float> &values) {
+    auto programs = programsOf(features);
+    if (!programs)
+      return programs.takeError();
+    const learned::ModelConfig &config = model->getConfig();
+    auto computed = model->scoreAndEmbed(*programs, config.rows, config.width);
+    if (!computed)
+      return computed.takeError();
+    values = std::move(*computed);
+    const size_t stride = 1 + model->getEmbeddingWidth();
+    std::vector<learned::ScoredProgram> viewed;
+    for (size_t i = 0; i < features.size(); ++i)
+      viewed.push_back({values[i * stride], llvm::ArrayRef<float>(values).slice(
+                                                i * stride + 1, stride - 1)});
+    return viewed;
+  }
+
+  llvm::Error fitCorrection(llvm::ArrayRef<CostSample> samples) {
+    std::vector<std::vector<float>> features;
+    std::vector<float> labels, values;
+    std::vector<unsigned> tasks;
+    for (const CostSample &sample : samples) {
+      features.push_back(sample.features);
+      labels.push_back(sample.label);
+      tasks.push_back(taskOf(sample.features));
+    }
+    auto viewed = view(features, values);
+    if (!viewed)
+      return viewed.takeError();
+    correction.fit(*viewed, labels, tasks);
+    return llvm::Error::success();
+  }
+
+  std::vector<double>
+  predictCorrected(llvm::ArrayRef<std::vector<float>> features) {
+    std::vector<double> scores(features.size(), 0.0);
+    std::vector<float> values;
+    auto viewed = view(features, values);
+    if (!viewed) {
+      // A scoring failure must not stop a search: it ranks at random then.
+      llvm::consumeError(viewed.takeError());
+      return scores;
+    }
+    // The search scores one task's candidates at a time; group anyway.
+    std::map<unsigned, std::vector<size_t>> byTask;
+    for (size_t i = 0; i < features.size(); ++i)
+      byTask[taskOf(features[i])].push_back(i);
+    for (const auto &[task, indices] : byTask) {
+      std::vector<learned::ScoredProgram> programs;
+      for (size_t i : indices)
+        programs.push_back((*viewed)[i]);
+      std::vector<double> corrected = correction.correct(task, programs);
+      for (auto [i, score] : llvm::zip(indices, corrected))
+        scores[i] = score;
+    }
+    return scores;
+  }
+
+  /// The model's scores of `features` (none before the model exists).
+  llvm::Expected<std::vector<float>>
+  scoreWithModel(llvm::ArrayRef<std::vector<float>> features) {
+    if (!model || features.empty())
+      return std::vector<float>();
+    auto programs = programsOf(features);
+    if (!programs)
+      return programs.takeError();
+    const learned::ModelConfig &config = model->getConfig();
+    return model->predict(*programs, config.rows, config.width);
   }
 
   /// The active column's scores (or embeddings) of `features`.
@@ -274,6 +365,10 @@ private:
   /// the active column that learns and scores instead of it.
   std::unique_ptr<learned::ContinualModel> continual;
   std::string loadedFrom;
+  /// With OnlineLearning::Correct: the run's correction of a loaded model,
+  /// and the tasks it has seen, by their task columns.
+  learned::ScoreCorrection correction;
+  std::map<std::vector<float>, unsigned> taskKeys;
   bool trained = false;
   unsigned updates = 0;
 };

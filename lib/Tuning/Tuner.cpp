@@ -288,7 +288,16 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
   ctx->loadDialect<TclDialect>();
   live = out && llvm::sys::Process::StandardErrIsDisplayed() &&
          out == &llvm::errs();
-  model = createCostModel(options.costModel, options.seed);
+  std::optional<LearnedModelOptions::OnlineLearning> online =
+      parseOnlineLearning(options.onlineLearning);
+  if (!online)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown online learning '" +
+                                       options.onlineLearning +
+                                       "' (finetune, correct)");
+  LearnedModelOptions learnedOptions;
+  learnedOptions.online = *online;
+  model = createCostModel(options.costModel, options.seed, learnedOptions);
   if (!model)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown cost model '" + options.costModel +
@@ -351,9 +360,10 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
     std::string kind = model->getName().str();
     std::string file = fromFile ? options.costModelFile : "";
     committee.emplace(
-        [kind, file, activeColumn](
+        [kind, file, activeColumn, learnedOptions](
             uint64_t seed) -> llvm::Expected<std::unique_ptr<CostModel>> {
-          std::unique_ptr<CostModel> member = createCostModel(kind, seed);
+          std::unique_ptr<CostModel> member =
+              createCostModel(kind, seed, learnedOptions);
           if (!file.empty())
             if (llvm::Error error = member->load(file))
               return std::move(error);

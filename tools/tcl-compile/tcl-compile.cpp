@@ -135,6 +135,14 @@ static llvm::cl::opt<std::string> costModelFile(
                    "Default: the pretrained model shipped with tcl, if any "
                    "(share/tcl/cost-models); 'none' starts from scratch"),
     llvm::cl::init(""), llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<std::string> onlineLearning(
+    "online-learning",
+    llvm::cl::desc("How a pretrained learned cost model learns from this "
+                   "run's measurements: finetune (train the network a few "
+                   "steps an update) or correct (keep the network; a "
+                   "Gaussian process over its embeddings corrects its "
+                   "scores, refitted on every update)"),
+    llvm::cl::init("finetune"), llvm::cl::cat(tuningCategory));
 static tcl::SearchFlags searchFlags(tuningCategory, "Seed of the search",
                                     "Candidates measured per search round",
                                     /*defaultBatchSize=*/16);
@@ -197,6 +205,7 @@ int main(int argc, char **argv) {
       llvm::errs() << "tcl-compile: " << costModel << " cost model: pretrained "
                    << options.tuning.costModelFile << "\n";
   }
+  options.tuning.onlineLearning = onlineLearning;
   options.tuning.seed = searchFlags.getSeed();
   options.tuning.batchSize = searchFlags.getBatchSize();
   // Unless told, the sampler that measured best with the cost model.

@@ -28,6 +28,7 @@
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <csignal>
 #include <gtest/gtest.h>
@@ -1078,20 +1079,87 @@ TEST_F(SearchTest, CostModelsLearnAndRoundTrip) {
   EXPECT_FALSE(createCostModel("nonsense", 1));
 }
 
+/// Programs of `space` with their features of `kind` and a label from
+/// their first level's tile size along m (a signal the token rows carry):
+/// log2(tile) / 6, or 1 minus that with `reversed`. Every fourth program
+/// goes to `probe` (with its label in `truth`) as well as to the samples.
+struct TileSizePrograms {
+  std::vector<CostSample> samples;
+  std::vector<std::vector<float>> probe;
+  std::vector<double> truth;
+};
+static TileSizePrograms sampleTileSizePrograms(MLIRContext &context,
+                                               SearchSpace &space,
+                                               const TaskFeatures &task,
+                                               FeatureKind kind, uint64_t seed,
+                                               bool reversed) {
+  TileSizePrograms programs;
+  std::mt19937_64 rng(seed);
+  OpBuilder builder(&context);
+  for (int i = 0; programs.samples.size() < 96 && i < 1000; ++i) {
+    Genome genome = space.sample(rng);
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+    builder.setInsertionPointToEnd(scratch->getBody());
+    ScheduleOp schedule =
+        space.build(builder, UnknownLoc::get(&context), "task", genome);
+    ScopedDiagnosticHandler silence(&context,
+                                    [](Diagnostic &) { return success(); });
+    if (failed(verify(schedule)))
+      continue;
+    FailureOr<std::vector<float>> features =
+        featurize(schedule, task, nullptr, kind);
+    EXPECT_TRUE(succeeded(features));
+    if (failed(features))
+      break;
+    float label = std::log2(float(genome.tiles[0][0])) / 6.0f;
+    if (reversed)
+      label = 1 - label;
+    if (programs.samples.size() % 4 == 3) {
+      programs.probe.push_back(*features);
+      programs.truth.push_back(label);
+    }
+    programs.samples.push_back(
+        {*features, label, static_cast<unsigned>(i % 4)});
+  }
+  return programs;
+}
+
+/// kMatmul's task, its search space on x86-avx512 and its features (the
+/// module stays alive with them).
+struct MatmulTask {
+  OwningOpRef<ModuleOp> module;
+  std::unique_ptr<SearchSpace> space;
+  FailureOr<TaskFeatures> task = failure();
+
+  explicit MatmulTask(MLIRContext &context) {
+    module = parseSourceString<ModuleOp>(kMatmul, &context);
+    extractTasks(*module);
+    auto anchor = cast<linalg::LinalgOp>(findTaskAnchor(*module));
+    space =
+        SearchSpace::create(anchor, Platform(*lookupTargetArch("x86-avx512")),
+                            /*hasEpilogue=*/true);
+    task = TaskFeatures::fromAnchor(anchor);
+  }
+};
+
+/// How well `scores` order programs of labels `truth` (higher is faster).
+static double pairwiseAccuracyOf(const std::vector<double> &scores,
+                                 const std::vector<double> &truth) {
+  RankedGroup group{scores, {}, 1};
+  for (double label : truth)
+    group.latencies.push_back(1.0 / (0.01 + label));
+  return pairwiseAccuracy(group);
+}
+
 /// The learned models behind the CostModel interface: each reads the
 /// features of its kind (the tokenizer's [32, kWidth] matrix for the
 /// sequence models, the summary vector for the MLP) of real schedules,
 /// learns a ranking from them, and round-trips through save/load.
 TEST_F(SearchTest, LearnedCostModelsReadTokenizerFeatures) {
-  OwningOpRef<ModuleOp> module = parse(kMatmul);
-  extractTasks(*module);
-  auto anchor = cast<linalg::LinalgOp>(findTaskAnchor(*module));
-  auto space = SearchSpace::create(
-      anchor, Platform(*lookupTargetArch("x86-avx512")), /*hasEpilogue=*/true);
-  ASSERT_TRUE(space);
-  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(anchor);
-  ASSERT_TRUE(succeeded(task));
-  std::mt19937_64 rng(11);
+  MatmulTask matmul(context);
+  ASSERT_TRUE(matmul.space && succeeded(matmul.task));
+  SearchSpace &space = *matmul.space;
+  const TaskFeatures &task = *matmul.task;
   for (llvm::StringRef name : {"mamba", "tlp", "mlp"}) {
     LearnedModelOptions options;
     options.epochs = 30;
@@ -1102,51 +1170,23 @@ TEST_F(SearchTest, LearnedCostModelsReadTokenizerFeatures) {
     FeatureKind kind = model->getFeatureKind();
     EXPECT_EQ(kind,
               name == "mlp" ? FeatureKind::Summary : FeatureKind::Sequence);
-    // Programs labelled by their first level's tile size along m: a
-    // signal the token rows carry.
-    std::vector<CostSample> samples;
-    std::vector<std::vector<float>> probe;
-    std::vector<double> truth;
-    OpBuilder builder(&context);
-    for (int i = 0; samples.size() < 96 && i < 1000; ++i) {
-      Genome genome = space->sample(rng);
-      OwningOpRef<ModuleOp> scratch =
-          ModuleOp::create(UnknownLoc::get(&context));
-      builder.setInsertionPointToEnd(scratch->getBody());
-      ScheduleOp schedule =
-          space->build(builder, UnknownLoc::get(&context), "task", genome);
-      ScopedDiagnosticHandler silence(&context,
-                                      [](Diagnostic &) { return success(); });
-      if (failed(verify(schedule)))
-        continue;
-      FailureOr<std::vector<float>> features =
-          featurize(schedule, *task, nullptr, kind);
-      ASSERT_TRUE(succeeded(features));
-      ASSERT_EQ(features->size(), kind == FeatureKind::Sequence
-                                      ? 32u * Tokenizer::kWidth
-                                      : 2u * Tokenizer::kTokenWidth + 1 +
-                                            Tokenizer::kTaskWidth +
-                                            Tokenizer::kHardwareWidth);
-      float label = std::log2(float(genome.tiles[0][0])) / 6.0f;
-      if (samples.size() % 4 == 3) {
-        probe.push_back(*features);
-        truth.push_back(label);
-      }
-      samples.push_back({*features, label, static_cast<unsigned>(i % 4)});
-    }
-    ASSERT_FALSE(model->update(samples)) << name.str();
+    TileSizePrograms programs = sampleTileSizePrograms(
+        context, space, task, kind, /*seed=*/11, /*reversed=*/false);
+    ASSERT_EQ(programs.samples.front().features.size(),
+              kind == FeatureKind::Sequence
+                  ? 32u * Tokenizer::kWidth
+                  : 2u * Tokenizer::kTokenWidth + 1 + Tokenizer::kTaskWidth +
+                        Tokenizer::kHardwareWidth);
+    ASSERT_FALSE(model->update(programs.samples)) << name.str();
     EXPECT_GT(model->getNumParameters(), 1000u);
-    std::vector<double> scores = model->predict(probe);
-    RankedGroup group{scores, {}, 1};
-    for (double label : truth)
-      group.latencies.push_back(1.0 / (0.01 + label));
-    EXPECT_GT(pairwiseAccuracy(group), 0.6) << name.str();
+    std::vector<double> scores = model->predict(programs.probe);
+    EXPECT_GT(pairwiseAccuracyOf(scores, programs.truth), 0.6) << name.str();
 
     std::string path = tempPath(name.str());
     ASSERT_FALSE(model->save(path));
     auto loaded = createLearnedCostModel(name, 2, options);
     ASSERT_FALSE(loaded->load(path));
-    EXPECT_EQ(loaded->predict(probe), scores) << name.str();
+    EXPECT_EQ(loaded->predict(programs.probe), scores) << name.str();
     // A file of another kind is refused with a message.
     auto other = createCostModel(name == "mlp" ? "mamba" : "mlp", 1);
     llvm::Error wrong = other->load(path);
@@ -1154,6 +1194,59 @@ TEST_F(SearchTest, LearnedCostModelsReadTokenizerFeatures) {
     EXPECT_NE(llvm::toString(std::move(wrong)).find("holds a"),
               std::string::npos);
   }
+}
+
+/// With OnlineLearning::Correct a loaded model learns a run whose programs
+/// rank the other way round from what it was trained on, without training
+/// its network: the checkpoint it saves is the one it loaded, byte for
+/// byte.
+TEST_F(SearchTest, CorrectionLearnsTheRunWithoutTrainingTheNetwork) {
+  MatmulTask matmul(context);
+  ASSERT_TRUE(matmul.space && succeeded(matmul.task));
+  SearchSpace &space = *matmul.space;
+  const TaskFeatures &task = *matmul.task;
+  LearnedModelOptions options;
+  options.epochs = 30;
+  options.threads = 1;
+  auto pretrained = createLearnedCostModel("mamba", /*seed=*/2, options);
+  TileSizePrograms trained =
+      sampleTileSizePrograms(context, space, task, FeatureKind::Sequence,
+                             /*seed=*/11, /*reversed=*/false);
+  ASSERT_FALSE(pretrained->update(trained.samples));
+  std::string path = tempPath("pretrained");
+  ASSERT_FALSE(pretrained->save(path));
+
+  // The run: other programs, ranked the other way round.
+  TileSizePrograms run =
+      sampleTileSizePrograms(context, space, task, FeatureKind::Sequence,
+                             /*seed=*/12, /*reversed=*/true);
+  // Programs the run has not measured, ranked as the run's are.
+  TileSizePrograms unseen =
+      sampleTileSizePrograms(context, space, task, FeatureKind::Sequence,
+                             /*seed=*/13, /*reversed=*/true);
+  options.online = LearnedModelOptions::OnlineLearning::Correct;
+  auto model = createLearnedCostModel("mamba", /*seed=*/2, options);
+  ASSERT_FALSE(model->load(path));
+  double before = pairwiseAccuracyOf(model->predict(run.probe), run.truth);
+  double unseenBefore =
+      pairwiseAccuracyOf(model->predict(unseen.probe), unseen.truth);
+  EXPECT_LT(before, 0.4);
+  EXPECT_LT(unseenBefore, 0.4);
+  ASSERT_FALSE(model->update(run.samples));
+  double after = pairwiseAccuracyOf(model->predict(run.probe), run.truth);
+  EXPECT_GT(after, 0.9) << "before the run's measurements: " << before;
+  double unseenAfter =
+      pairwiseAccuracyOf(model->predict(unseen.probe), unseen.truth);
+  EXPECT_GT(unseenAfter, 0.7) << "before: " << unseenBefore;
+
+  std::string saved = tempPath("saved");
+  ASSERT_FALSE(model->save(saved));
+  auto read = [](const std::string &file) {
+    auto buffer = llvm::MemoryBuffer::getFile(file);
+    return buffer ? (*buffer)->getBuffer().str() : std::string();
+  };
+  EXPECT_EQ(read(saved), read(path));
+  EXPECT_FALSE(read(path).empty());
 }
 
 /// A checkpoint records the feature layout it was trained on; one of

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -124,6 +125,13 @@ struct LearnedModelOptions {
   /// Score and train on programs cropped to their length
   /// (RankingModel::setCropPadding); off only to compare.
   bool cropPadding = true;
+  /// How a model loaded from a checkpoint learns from a search's
+  /// measurements: by fine-tuning the network (fineTuneEpochs, above), or by
+  /// a correction of its scores refitted on every update while the network
+  /// stays as trained (learned::ScoreCorrection: a Gaussian process over
+  /// its embeddings). A model trained from scratch always trains.
+  enum class OnlineLearning { FineTune, Correct };
+  OnlineLearning online = OnlineLearning::FineTune;
   /// Called after every epoch (epoch, mean loss, seconds).
   std::function<void(unsigned, double, double)> onEpoch;
 };
@@ -137,6 +145,13 @@ std::string getFeatureLayout(FeatureKind kind);
 /// summary and length), its task, its platform's hardware.
 enum class FeaturePart { Schedule, Task, Hardware };
 
+/// Where `part` lies in every row of features of `kind`: columns [begin,
+/// end) of rows `rowWidth` wide.
+struct FeatureColumns {
+  unsigned begin = 0, end = 0, rowWidth = 0;
+};
+FeatureColumns getFeatureColumns(FeatureKind kind, FeaturePart part);
+
 /// Sets the columns of `part` to zero in features of `kind` (every row of
 /// a token matrix): the ablations of the cost-model benchmark (what a model
 /// ranks with when it does not see the task or the hardware).
@@ -144,7 +159,13 @@ void clearFeaturePart(std::vector<float> &features, FeatureKind kind,
                       FeaturePart part);
 
 /// "random", "xgboost", "mamba", "tlp" or "mlp"; null for an unknown name.
-std::unique_ptr<CostModel> createCostModel(llvm::StringRef name, uint64_t seed);
+/// `learned` sets how the learned ones train.
+std::unique_ptr<CostModel>
+createCostModel(llvm::StringRef name, uint64_t seed,
+                const LearnedModelOptions &learned = LearnedModelOptions());
+/// "finetune" or "correct" (LearnedModelOptions::online); none otherwise.
+std::optional<LearnedModelOptions::OnlineLearning>
+parseOnlineLearning(llvm::StringRef name);
 /// A learned model ("mamba", "tlp", "mlp") with explicit training options;
 /// null for another name.
 std::unique_ptr<CostModel> createLearnedCostModel(llvm::StringRef name,

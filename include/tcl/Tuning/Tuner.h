@@ -56,6 +56,9 @@ struct TuningOptions {
   std::string sampler;
   unsigned committeeMembers = 2;
   std::string costModel = "xgboost";
+  /// How a learned model loaded from costModelFile learns from the run:
+  /// "finetune" or "correct" (parseOnlineLearning).
+  std::string onlineLearning = "finetune";
   uint64_t seed = 1;
   /// Dataset collection (tcl-tuning-db collect) instead of tuning: every
   /// task gets this many trials (the database's count), in round-robin

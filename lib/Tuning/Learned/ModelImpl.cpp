@@ -182,6 +182,17 @@ ModelImpl::embed(llvm::ArrayRef<const float *> programs) {
 }
 
 llvm::Expected<std::vector<float>>
+ModelImpl::scoreAndEmbed(llvm::ArrayRef<const float *> programs) {
+  return forward(programs, 1 + net->getEmbeddingWidth(),
+                 [&](const float *batch, int64_t count, unsigned length) {
+                   auto [x, mask] = prepare(batch, count, length);
+                   torch::Tensor embedding = net->embed(x, mask);
+                   return torch::cat(
+                       {net->head(embedding).view({count, 1}), embedding}, 1);
+                 });
+}
+
+llvm::Expected<std::vector<float>>
 ModelImpl::forward(llvm::ArrayRef<const float *> programs, int64_t outWidth,
                    const ForwardPass &pass) {
   const size_t count = programs.size();

@@ -106,6 +106,9 @@ struct ModelImpl {
   /// Their embeddings, net->getEmbeddingWidth() floats a program.
   llvm::Expected<std::vector<float>>
   embed(llvm::ArrayRef<const float *> programs);
+  /// Both from one pass: the score, then the embedding, of each program.
+  llvm::Expected<std::vector<float>>
+  scoreAndEmbed(llvm::ArrayRef<const float *> programs);
   /// What one forward pass computes: `outWidth` floats a program of a
   /// batch of `count` programs cropped to `length` rows (raw, not yet
   /// normalized).

@@ -112,6 +112,15 @@ RankingModel::embed(llvm::ArrayRef<const float *> programs, unsigned rows,
   return guarded("embedding programs", [&] { return impl->embed(programs); });
 }
 
+llvm::Expected<std::vector<float>>
+RankingModel::scoreAndEmbed(llvm::ArrayRef<const float *> programs,
+                            unsigned rows, unsigned width) const {
+  if (llvm::Error error = impl->checkShape(rows, width, "score and embed"))
+    return std::move(error);
+  return guarded("scoring and embedding programs",
+                 [&] { return impl->scoreAndEmbed(programs); });
+}
+
 unsigned RankingModel::getEmbeddingWidth() const {
   return unsigned(impl->net->getEmbeddingWidth());
 }

@@ -100,6 +100,11 @@ public:
   llvm::Expected<std::vector<float>>
   embed(llvm::ArrayRef<const float *> programs, unsigned rows,
         unsigned width) const;
+  /// Both in one forward pass: 1 + getEmbeddingWidth() floats a program,
+  /// its score and then its embedding.
+  llvm::Expected<std::vector<float>>
+  scoreAndEmbed(llvm::ArrayRef<const float *> programs, unsigned rows,
+                unsigned width) const;
   unsigned getEmbeddingWidth() const;
 
   size_t numParameters() const;
