@@ -14,6 +14,13 @@
    with weight averaging, and XGBoost with and without task features, on
    the held-out tasks of one platform; Mamba with and without hardware
    features on a held-out platform; median and range over seeds.
+1c. Online learning without timing noise (tcl-cost-model online): for each
+   held-out model (--held-out), a Mamba checkpoint trained without it; per
+   seed, after k programs of each of the model's tasks are "measured" (a
+   seeded order), the checkpoint frozen, fine-tuned and corrected
+   (--online-learning), XGBoost on those programs alone (Ansor) and on the
+   dataset and them, rank the tasks' other programs: top-1, median and
+   range over seeds.
 2. Tuning efficiency on held-out models: each learned model is trained on
    the dataset without the model's workloads (records of the platform tuned
    for: this host's most capable one, 1 thread), then guides the search on
@@ -39,7 +46,7 @@ Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
        [--epochs N] [--trials N] [--held-out bert_encoder,resnet18]
        [--platform x86-avx2/1t] [--skip-scoring] [--skip-ranking]
        [--skip-ablations] [--seeds 1,2,3] [--ablation-platform P]
-       [--skip-tuning] [--models mamba,xgboost,random] [--out DIR]
+       [--skip-online] [--skip-tuning] [--models mamba,xgboost,random] [--out DIR]
 """
 import argparse
 import json
@@ -149,6 +156,46 @@ def ablations(build, data, epochs, seeds, platform, threads):
         print(f"| {label} | {top1[0]:.3f} [{top1[1]:.3f}, {top1[2]:.3f}] | "
               f"{top5[0]:.3f} [{top5[1]:.3f}, {top5[2]:.3f}] | "
               f"{summary(3)[0]:.3f} | {summary(2)[0]:.3f} |", flush=True)
+
+
+def online(build, data, epochs, held_out, out, threads, platform, seeds):
+    tool = os.path.join(build, "bin", "tcl-cost-model")
+    row = re.compile(r"^\| (\d+) \| ([^|]+) \| [^|]+ \| ([0-9.]+) \|")
+    for name in held_out:
+        checkpoint = os.path.join(out, f"online-without-{name}.mamba")
+        run([tool, "train", f"--data={data}", "--model=mamba",
+             f"--split=model:{name}", f"--platforms={platform}",
+             f"--epochs={epochs}", f"--num-threads={threads}", "-o",
+             checkpoint])
+        top1 = {}  # (k, contender) -> [top-1 per seed]
+        for seed in seeds:
+            result = run([tool, "online", f"--data={data}", "--model=mamba",
+                          f"--split=model:{name}", f"--platforms={platform}",
+                          f"--model-file={checkpoint}", f"--seed={seed}",
+                          "--measured=0,4,8,16,32",
+                          f"--num-threads={threads}"])
+            for line in result.stdout.splitlines():
+                match = row.match(line)
+                if match:
+                    key = (int(match.group(1)), match.group(2).strip())
+                    top1.setdefault(key, []).append(float(match.group(3)))
+        print(f"\n### Online learning: {name} held out, {platform}, seeds "
+              f"{','.join(map(str, seeds))}\n")
+        print("Top-1 on each task's programs not yet measured, median "
+              "[min, max] over seeds.\n")
+        counts = sorted({k for k, _ in top1})
+        contenders = list(dict.fromkeys(c for _, c in top1))
+        print("| model | " + " | ".join(f"{k} measured" for k in counts) +
+              " |")
+        print("| --- |" + " ---: |" * len(counts))
+        for contender in contenders:
+            cells = []
+            for k in counts:
+                values = sorted(top1.get((k, contender), []))
+                cells.append(f"{values[len(values) // 2]:.3f} "
+                             f"[{values[0]:.3f}, {values[-1]:.3f}]"
+                             if values else "-")
+            print(f"| {contender} | " + " | ".join(cells) + " |", flush=True)
 
 
 def remove_database(database):
@@ -410,6 +457,7 @@ def main():
     parser.add_argument("--seeds", default="1,2,3",
                         help="ablations and tuning: the seeds")
     parser.add_argument("--ablation-platform", default="x86-avx512/1t")
+    parser.add_argument("--skip-online", action="store_true")
     parser.add_argument("--skip-tuning", action="store_true")
     parser.add_argument("--models", default=",".join(MODELS),
                         help="tuning: the cost models to compare; "
@@ -439,8 +487,12 @@ def main():
         ablations(args.build, args.data, args.epochs,
                   [int(x) for x in args.seeds.split(",")],
                   args.ablation_platform, args.threads)
+    platform = args.platform or host_platform(args.build) + "/1t"
+    if not args.skip_online:
+        online(args.build, args.data, args.epochs, held_out, out,
+               args.threads, platform,
+               [int(x) for x in args.seeds.split(",")])
     if not args.skip_tuning:
-        platform = args.platform or host_platform(args.build) + "/1t"
         tuning(args.build, args.data, args.epochs, args.trials, held_out, out,
                args.threads, platform,
                [int(x) for x in args.seeds.split(",")],

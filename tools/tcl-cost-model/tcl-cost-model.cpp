@@ -30,6 +30,14 @@
 //                           --held-back 0.2: the share of a later
 //                           platform's tasks that choose its column's
 //                           epochs and whether to distill it
+//   tcl-cost-model online   --data DIR --split model:NAME [--measured 0,8,32]
+//                           a tuning run without timing noise
+//                           (OnlineStudy.h): after k programs of each
+//                           held-out task are measured, the pretrained
+//                           model (--model-file, or trained here) frozen,
+//                           fine-tuned and corrected, and XGBoost on the
+//                           run alone and on the dataset and the run, rank
+//                           each task's other programs
 //   tcl-cost-model select   --data DIR --strategy rdu --fraction 0.1 [-o DIR]
 //                           chooses that share of the training groups'
 //                           programs by active sampling (ActiveSampling.h),
@@ -51,6 +59,7 @@
 #include "tcl/Tuning/ContinualStudy.h"
 #include "tcl/Tuning/Dataset.h"
 #include "tcl/Tuning/Evaluation.h"
+#include "tcl/Tuning/OnlineStudy.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -76,7 +85,7 @@ static llvm::cl::OptionCategory toolCategory("Options");
 static llvm::cl::opt<std::string>
     command(llvm::cl::Positional,
             llvm::cl::desc("<train | evaluate | compare | time-scoring | "
-                           "select | continual>"),
+                           "select | continual | online>"),
             llvm::cl::Required, llvm::cl::cat(toolCategory));
 static llvm::cl::list<std::string>
     dataDirs("data",
@@ -110,8 +119,16 @@ static llvm::cl::opt<std::string>
     fromPath("from", llvm::cl::desc("train: fine-tune this checkpoint"),
              llvm::cl::init(""), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
-    modelFile("model-file", llvm::cl::desc("evaluate: the model to load"),
+    modelFile("model-file",
+              llvm::cl::desc("evaluate: the model to load; online: the "
+                             "pretrained model (default: trained here on "
+                             "the split's training groups)"),
               llvm::cl::init(""), llvm::cl::cat(toolCategory));
+static llvm::cl::list<unsigned> measuredCounts(
+    "measured",
+    llvm::cl::desc("online: programs of each held-out task measured before "
+                   "ranking the rest (default 0,4,8,16,32)"),
+    llvm::cl::CommaSeparated, llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned> epochs("epochs",
                                       llvm::cl::desc("Training epochs"),
                                       llvm::cl::init(20),
@@ -753,6 +770,89 @@ llvm::Error continualCommand(Data &data, MLIRContext *context) {
   return llvm::Error::success();
 }
 
+/// online: see OnlineStudy.h.
+llvm::Error onlineCommand(Data &data, MLIRContext *context) {
+  EpochTimes times;
+  std::unique_ptr<CostModel> pretrained =
+      createLearnedCostModel(modelName, seed, learnedModelOptions());
+  if (!pretrained)
+    return error("online compares how a learned --model (mamba, tlp, mlp) "
+                 "learns a run, not '" +
+                 modelName + "'");
+  auto learnedGroups = data.featuresFor(pretrained->getFeatureKind(), context);
+  if (!learnedGroups)
+    return learnedGroups.takeError();
+  auto summaryGroups = data.featuresFor(FeatureKind::Summary, context);
+  if (!summaryGroups)
+    return summaryGroups.takeError();
+  std::vector<FeaturizedGroup> learnedTraining =
+      data.pick(**learnedGroups, data.split.train);
+  std::vector<FeaturizedGroup> learnedTest =
+      data.pick(**learnedGroups, data.split.test);
+  std::vector<FeaturizedGroup> summaryTraining =
+      data.pick(**summaryGroups, data.split.train);
+  std::vector<FeaturizedGroup> summaryTest =
+      data.pick(**summaryGroups, data.split.test);
+
+  // Every learned contender starts from the same file.
+  std::string checkpoint = modelFile;
+  llvm::SmallString<128> temporary;
+  std::optional<llvm::FileRemover> remover;
+  if (checkpoint.empty()) {
+    if (std::error_code code =
+            llvm::sys::fs::createTemporaryFile("tcl-online", "bin", temporary))
+      return error("cannot make a temporary file: " + code.message());
+    remover.emplace(temporary);
+    if (llvm::Error trainError =
+            pretrained->update(makeSamples(learnedTraining)))
+      return trainError;
+    if (llvm::Error saveError = pretrained->save(temporary))
+      return saveError;
+    checkpoint = std::string(temporary);
+  }
+  auto loaded = [&](LearnedModelOptions::OnlineLearning online) {
+    return [&, online]() -> llvm::Expected<std::unique_ptr<CostModel>> {
+      LearnedModelOptions options = learnedModelOptions();
+      options.online = online;
+      std::unique_ptr<CostModel> model =
+          createLearnedCostModel(modelName, seed, options);
+      if (llvm::Error loadError = model->load(checkpoint))
+        return std::move(loadError);
+      return std::move(model);
+    };
+  };
+  auto xgboost = []() -> llvm::Expected<std::unique_ptr<CostModel>> {
+    return createCostModel("xgboost", seed);
+  };
+  using OnlineLearning = LearnedModelOptions::OnlineLearning;
+  std::vector<OnlineContender> contenders = {
+      {modelName.getValue() + " (frozen)", loaded(OnlineLearning::FineTune),
+       learnedTraining, learnedTest, /*learns=*/false},
+      {modelName.getValue() + " (fine-tuned)", loaded(OnlineLearning::FineTune),
+       learnedTraining, learnedTest},
+      {modelName.getValue() + " (corrected)", loaded(OnlineLearning::Correct),
+       learnedTraining, learnedTest},
+      {"xgboost (the run)", xgboost, summaryTraining, summaryTest},
+      {"xgboost (dataset + the run)", xgboost, summaryTraining, summaryTest,
+       /*learns=*/true, /*withTrainingSamples=*/true}};
+  OnlineStudyOptions options;
+  if (!measuredCounts.empty())
+    options.measured.assign(measuredCounts.begin(), measuredCounts.end());
+  options.seed = seed;
+  auto rows = runOnlineStudy(contenders, options);
+  if (!rows)
+    return rows.takeError();
+  llvm::outs() << "| measured a task | model | tasks / programs ranked | "
+                  "top-1 | top-5 | update (s) |\n"
+                  "| ---: | --- | ---: | ---: | ---: | ---: |\n";
+  for (const OnlineStudyRow &row : *rows)
+    llvm::outs() << llvm::formatv(
+        "| {0} | {1} | {2} / {3} | {4:F3} | {5:F3} | {6:F2} |\n", row.measured,
+        row.contender, row.tasks, row.programs, row.top1, row.top5,
+        row.updateSeconds);
+  return llvm::Error::success();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -763,10 +863,10 @@ int main(int argc, char **argv) {
   // Checked before loading the data (seconds): a typo fails at once.
   if (command != "train" && command != "evaluate" && command != "compare" &&
       command != "time-scoring" && command != "select" &&
-      command != "continual")
+      command != "continual" && command != "online")
     return fail(error("unknown command '" + command +
                       "' (train, evaluate, compare, time-scoring, select, "
-                      "continual)"));
+                      "continual, online)"));
   if (!parseSamplingStrategy(strategyName))
     return fail(error("unknown sampling strategy '" + strategyName + "' (" +
                       getSamplingStrategyNames() + ")"));
@@ -824,6 +924,11 @@ int main(int argc, char **argv) {
   if (command == "continual") {
     if (llvm::Error continualError = continualCommand(data, &context))
       return fail(std::move(continualError));
+    return 0;
+  }
+  if (command == "online") {
+    if (llvm::Error onlineError = onlineCommand(data, &context))
+      return fail(std::move(onlineError));
     return 0;
   }
   if (command != "evaluate")
