@@ -772,7 +772,6 @@ llvm::Error continualCommand(Data &data, MLIRContext *context) {
 
 /// online: see OnlineStudy.h.
 llvm::Error onlineCommand(Data &data, MLIRContext *context) {
-  EpochTimes times;
   std::unique_ptr<CostModel> pretrained =
       createLearnedCostModel(modelName, seed, learnedModelOptions());
   if (!pretrained)

@@ -134,24 +134,30 @@ void ScoreCorrection::fit(llvm::ArrayRef<ScoredProgram> programs,
   if (signalVariance <= 0 || medianDistance <= 0)
     return; // Nothing for a kernel to learn: scaled scores alone.
 
-  // Per task, the Cholesky factor of K + noise I for a length scale, and
-  // the residuals' log marginal likelihood under it (summed over tasks):
-  // the length scale is the candidate under which the measurements are
-  // likeliest.
-  const double noise = std::max(options.relativeNoise * signalVariance,
-                                options.minNoiseVariance);
-  auto solve = [&](double length, std::vector<torch::Tensor> &weights) {
+  // The residuals as a Gaussian process of their variance v: a share rho of
+  // it an RBF kernel of length scale l over the embeddings, the rest noise
+  // (at least the timing noise's). Per task, the Cholesky factor of the
+  // covariance and the residuals' log marginal likelihood under it, summed
+  // over tasks; the (rho, l) under which the measurements are likeliest
+  // wins, and rho = 0 (no kernel: the residuals are noise) competes too.
+  const double residualVariance = signalVariance;
+  auto solve = [&](double share, double length,
+                   std::vector<torch::Tensor> &weights) {
+    const double noise =
+        std::max((1 - share) * residualVariance, options.minNoiseVariance);
     double logLikelihood = 0;
     weights.clear();
     for (auto [matrix, residual] : llvm::zip(matrices, residuals)) {
       const int64_t n = matrix.size(0);
-      torch::Tensor kernel =
-          signalVariance * torch::exp(-squaredDistances(matrix, matrix) /
-                                      (2 * length * length)) +
-          noise * torch::eye(n, torch::kDouble);
+      torch::Tensor matrixOfTask = noise * torch::eye(n, torch::kDouble);
+      if (share > 0)
+        matrixOfTask =
+            matrixOfTask + share * residualVariance *
+                               torch::exp(-squaredDistances(matrix, matrix) /
+                                          (2 * length * length));
       torch::Tensor targets =
           torch::from_blob(residual.data(), {n, 1}, torch::kDouble);
-      torch::Tensor factor = torch::linalg_cholesky(kernel);
+      torch::Tensor factor = torch::linalg_cholesky(matrixOfTask);
       torch::Tensor solved = torch::cholesky_solve(targets, factor);
       logLikelihood -= 0.5 * (targets * solved).sum().item<double>() +
                        factor.diagonal().log().sum().item<double>();
@@ -159,24 +165,27 @@ void ScoreCorrection::fit(llvm::ArrayRef<ScoredProgram> programs,
     }
     return logLikelihood;
   };
-  std::vector<torch::Tensor> bestWeights;
-  double bestLikelihood = -std::numeric_limits<double>::infinity();
-  for (double factor : options.lengthScaleFactors) {
-    std::vector<torch::Tensor> weights;
-    double likelihood;
-    try {
-      likelihood = solve(factor * medianDistance, weights);
-    } catch (const std::exception &) {
-      continue; // Not positive definite in floating point.
+  std::vector<torch::Tensor> bestWeights, unused;
+  double bestLikelihood = solve(0, 0, unused);
+  signalVariance = 0;
+  for (double share : options.kernelShares)
+    for (double factor : options.lengthScaleFactors) {
+      std::vector<torch::Tensor> weights;
+      double likelihood;
+      try {
+        likelihood = solve(share, factor * medianDistance, weights);
+      } catch (const std::exception &) {
+        continue; // Not positive definite in floating point.
+      }
+      if (likelihood > bestLikelihood) {
+        bestLikelihood = likelihood;
+        bestWeights = std::move(weights);
+        lengthScale = factor * medianDistance;
+        signalVariance = share * residualVariance;
+      }
     }
-    if (likelihood > bestLikelihood) {
-      bestLikelihood = likelihood;
-      bestWeights = std::move(weights);
-      lengthScale = factor * medianDistance;
-    }
-  }
   if (bestWeights.empty())
-    return; // No length scale solved: scaled scores alone.
+    return; // The residuals look like noise: scaled scores alone.
   for (auto [fit, matrix, weights] : llvm::zip(fits, matrices, bestWeights)) {
     const int64_t n = matrix.size(0);
     fit.weights.assign(weights.data_ptr<double>(),

@@ -55,9 +55,11 @@ TEST(ScoreCorrection, FollowsTheMeasurementsWhereTheModelIsWrong) {
   correction.fit(measured.programs, labels,
                  std::vector<unsigned>(labels.size(), 7));
   ASSERT_TRUE(correction.isFitted());
-  // Labels fall as the scores rise past the peak: no positive scale.
+  // Labels fall as the scores rise past the peak: no positive scale, and
+  // the residuals are the kernel's.
   EXPECT_LT(correction.getScoreScale(), 0.5);
   EXPECT_GT(correction.getLengthScale(), 0.0);
+  EXPECT_GT(correction.getKernelVariance(), 0.0);
 
   // The model alone would pick x = 0.95; corrected, the candidate next to
   // the measured peak wins.
@@ -95,14 +97,42 @@ TEST(ScoreCorrection, KeepsTheModelsOrderWhereNothingIsMeasured) {
 TEST(ScoreCorrection, TasksDoNotShareMeasurements) {
   // Task 1 measured its fast programs near x = 0.3, task 2 near x = 0.9;
   // each task's candidates are ranked by its own measurements.
-  Line measured({0.0f, 0.3f, 0.6f, 0.9f, 0.0f, 0.3f, 0.6f, 0.9f});
-  std::vector<float> labels = {0.2f, 1.0f, 0.2f, 0.1f, 0.1f, 0.2f, 0.3f, 1.0f};
-  std::vector<unsigned> tasks = {1, 1, 1, 1, 2, 2, 2, 2};
+  std::vector<float> xs, labels;
+  std::vector<unsigned> tasks;
+  for (unsigned task : {1u, 2u})
+    for (int i = 0; i <= 10; ++i) {
+      float x = i / 10.0f;
+      xs.push_back(x);
+      labels.push_back(peakedLabel(task == 1 ? x : x - 0.6f));
+      tasks.push_back(task);
+    }
+  Line measured(xs);
   ScoreCorrection correction;
   correction.fit(measured.programs, labels, tasks);
+  EXPECT_GT(correction.getKernelVariance(), 0.0);
   Line candidates({0.32f, 0.88f});
   EXPECT_EQ(best(correction.correct(1, candidates.programs)), 0u);
   EXPECT_EQ(best(correction.correct(2, candidates.programs)), 1u);
+}
+
+TEST(ScoreCorrection, ResidualsLikeNoiseLeaveTheScoresAlone) {
+  // The labels follow the scores up to a timing noise of 1 %: no kernel,
+  // and the candidates keep the model's order.
+  std::vector<float> xs, labels;
+  for (int i = 0; i <= 10; ++i) {
+    xs.push_back(i / 10.0f);
+    labels.push_back(0.5f + 0.4f * i / 10.0f + (i % 2 ? 0.01f : -0.01f));
+  }
+  Line measured(xs);
+  ScoreCorrection correction;
+  correction.fit(measured.programs, labels,
+                 std::vector<unsigned>(labels.size(), 5));
+  EXPECT_EQ(correction.getKernelVariance(), 0.0);
+  EXPECT_NEAR(correction.getScoreScale(), 0.4, 0.02);
+  Line candidates({0.15f, 0.25f, 0.35f});
+  std::vector<double> scores = correction.correct(5, candidates.programs);
+  EXPECT_LT(scores[0], scores[1]);
+  EXPECT_LT(scores[1], scores[2]);
 }
 
 TEST(ScoreCorrection, AModelThatFollowsTheLabelsKeepsItsScale) {

@@ -17,9 +17,11 @@
 //                  + k(x, X_t) (K_t + noise I)^-1 r_t,
 //
 // where X_t are the task's measured programs, r_t their labels' residuals
-// from the first two terms, k an RBF kernel over embeddings (its length
-// scale the likeliest of a few, given the measurements) and b one scale for
-// all tasks (least squares on the run's measurements, never negative).
+// from the first two terms, k an RBF kernel over embeddings and b one scale
+// for all tasks (least squares on the run's measurements, never negative).
+// The kernel's length scale and its share of the residuals' variance are
+// the likeliest of a few given the measurements, no kernel at all among
+// them: where the residuals look like noise the model's scores stand.
 // With no measurement of a task the scores keep the model's order; near
 // measured programs they follow the measurements. Labels are relative to
 // each task's best, so tasks never share a kernel: a candidate's residual
@@ -44,9 +46,10 @@ struct ScoredProgram {
 };
 
 struct ScoreCorrectionOptions {
-  /// Observation noise of the labels relative to the residuals' variance,
-  /// with a floor for timing noise (a label's spread of ~3 %).
-  double relativeNoise = 0.1;
+  /// The shares of the residuals' variance the kernel may explain (the
+  /// rest is noise, at least minNoiseVariance: a label's timing spread of
+  /// ~3 %); none competes too (the residuals are noise, the kernel off).
+  std::vector<double> kernelShares = {0.5, 0.8, 0.95};
   double minNoiseVariance = 0.03 * 0.03;
   /// The kernel's length scales to choose from, as multiples of the median
   /// distance between two measured programs of one task: the one under
@@ -76,8 +79,10 @@ public:
   /// The scale b of the model's scores (0: the run's measurements do not
   /// follow them; the kernel alone ranks).
   double getScoreScale() const { return scale; }
-  /// The kernel's length scale (0 before a task has two programs).
+  /// The kernel's length scale and variance (0: no kernel; the residuals
+  /// look like noise, or no task has two programs).
   double getLengthScale() const { return lengthScale; }
+  double getKernelVariance() const { return signalVariance; }
 
 private:
   struct TaskFit {
