@@ -1,4 +1,4 @@
-//===- OnlineStudy.h - How cost models learn a run's measurements -*- C++ -*-=//
+//===- OnlineStudy.h - How cost models learn a run --------------*- C++ -*-===//
 //
 // Part of the tcl project.
 //
