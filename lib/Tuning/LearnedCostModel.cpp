@@ -253,8 +253,11 @@ private:
   unsigned taskOf(const std::vector<float> &program) {
     FeatureColumns columns =
         getFeatureColumns(getFeatureKind(), FeaturePart::Task);
-    std::vector<float> key(program.begin() + columns.begin,
-                           program.begin() + columns.end);
+    // (A program too short has no task columns; scoring refuses it.)
+    std::vector<float> key;
+    if (program.size() >= columns.end)
+      key.assign(program.begin() + columns.begin,
+                 program.begin() + columns.end);
     return taskKeys.try_emplace(std::move(key), taskKeys.size()).first->second;
   }
 
