@@ -809,9 +809,15 @@ llvm::Error onlineCommand(Data &data, MLIRContext *context) {
       return saveError;
     checkpoint = std::string(temporary);
   }
+  // The learned contenders learn the run as the search's model does (its
+  // default options: a few epochs a fine-tuning update), not as --epochs
+  // trains the checkpoint; --learning-rate, if given, changes their step.
   auto loaded = [&](LearnedModelOptions::OnlineLearning online) {
     return [&, online]() -> llvm::Expected<std::unique_ptr<CostModel>> {
-      LearnedModelOptions options = learnedModelOptions();
+      LearnedModelOptions options;
+      options.threads = threads;
+      if (learningRate.getNumOccurrences())
+        options.learningRate = learningRate;
       options.online = online;
       std::unique_ptr<CostModel> model =
           createLearnedCostModel(modelName, seed, options);
