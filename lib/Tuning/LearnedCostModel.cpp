@@ -107,6 +107,8 @@ public:
     learned::TrainOptions train = *made;
     train.epochs = trained ? options.fineTuneEpochs : options.epochs;
     train.minSteps = trained ? options.fineTuneMinSteps : 0;
+    if (trained && !continual)
+      train.learningRate = options.fineTuneLearningRate;
     train.seed = seed + updates++;
     // The active column starts as a copy of the trained knowledge base:
     // it fine-tunes.

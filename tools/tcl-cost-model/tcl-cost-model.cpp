@@ -398,7 +398,8 @@ LearnedModelOptions learnedModelOptions() {
   options.mseWeight = mseWeight;
   options.averagedFraction = averagedFraction;
   options.epochs = options.fineTuneEpochs = epochs;
-  options.learningRate = learningRate;
+  // train --from fine-tunes at the step size asked, too.
+  options.learningRate = options.fineTuneLearningRate = learningRate;
   options.cosineDecay = cosineDecay;
   options.threads = threads;
   options.scoreChunk = scoreChunk;
@@ -811,13 +812,13 @@ llvm::Error onlineCommand(Data &data, MLIRContext *context) {
   }
   // The learned contenders learn the run as the search's model does (its
   // default options: a few epochs a fine-tuning update), not as --epochs
-  // trains the checkpoint; --learning-rate, if given, changes their step.
+  // trains the checkpoint; --learning-rate, if given, sets their step.
   auto loaded = [&](LearnedModelOptions::OnlineLearning online) {
     return [&, online]() -> llvm::Expected<std::unique_ptr<CostModel>> {
       LearnedModelOptions options;
       options.threads = threads;
       if (learningRate.getNumOccurrences())
-        options.learningRate = learningRate;
+        options.fineTuneLearningRate = learningRate;
       options.online = online;
       std::unique_ptr<CostModel> model =
           createLearnedCostModel(modelName, seed, options);

@@ -1249,6 +1249,45 @@ TEST_F(SearchTest, CorrectionLearnsTheRunWithoutTrainingTheNetwork) {
   EXPECT_FALSE(read(path).empty());
 }
 
+/// A loaded model fine-tunes on a search's measurements at its own step
+/// size (LearnedModelOptions::fineTuneLearningRate), not at the one it
+/// trains with from scratch: with a tiny fine-tuning step the update barely
+/// moves a score, with a tiny training step it still learns.
+TEST_F(SearchTest, FineTuningALoadedModelTakesItsOwnStepSize) {
+  MatmulTask matmul(context);
+  ASSERT_TRUE(matmul.space && succeeded(matmul.task));
+  LearnedModelOptions options;
+  options.epochs = 5;
+  options.threads = 1;
+  auto pretrained = createLearnedCostModel("mamba", /*seed=*/2, options);
+  TileSizePrograms trained =
+      sampleTileSizePrograms(context, *matmul.space, *matmul.task,
+                             FeatureKind::Sequence, /*seed=*/11, false);
+  ASSERT_FALSE(pretrained->update(trained.samples));
+  std::string path = tempPath("pretrained");
+  ASSERT_FALSE(pretrained->save(path));
+  TileSizePrograms run =
+      sampleTileSizePrograms(context, *matmul.space, *matmul.task,
+                             FeatureKind::Sequence, /*seed=*/12, true);
+  EXPECT_EQ(LearnedModelOptions().fineTuneLearningRate, 1e-4);
+  for (bool fineTuneStepTiny : {true, false}) {
+    options.learningRate = fineTuneStepTiny ? 1e-3 : 1e-12;
+    options.fineTuneLearningRate = fineTuneStepTiny ? 1e-12 : 1e-3;
+    auto model = createLearnedCostModel("mamba", /*seed=*/2, options);
+    ASSERT_FALSE(model->load(path));
+    std::vector<double> before = model->predict(run.probe);
+    ASSERT_FALSE(model->update(run.samples));
+    std::vector<double> after = model->predict(run.probe);
+    double moved = 0;
+    for (auto [a, b] : llvm::zip(before, after))
+      moved = std::max(moved, std::abs(a - b));
+    if (fineTuneStepTiny)
+      EXPECT_LT(moved, 1e-4);
+    else
+      EXPECT_GT(moved, 1e-3);
+  }
+}
+
 /// A checkpoint records the feature layout it was trained on; one of
 /// another layout version or shape, or of none, is refused by name.
 TEST_F(SearchTest, LearnedCheckpointOfAnotherFeatureLayoutIsRefused) {

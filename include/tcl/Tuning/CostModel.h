@@ -114,6 +114,13 @@ struct LearnedModelOptions {
   /// too (TrainOptions::minSteps).
   unsigned fineTuneMinSteps = 24;
   double learningRate = 1e-3;
+  /// The step size of fine-tuning a loaded (or trained) model on a
+  /// search's measurements: at learningRate, a run's first few measurements
+  /// of each task made a pretrained Mamba rank worse (`tcl-cost-model
+  /// online`: top-1 0.89 -> 0.78 over three held-out models after 4
+  /// programs a task; 0.89 at 1e-4). The active column of a continual
+  /// model keeps learningRate.
+  double fineTuneLearningRate = 1e-4;
   /// Decay the step size along a half cosine over each update's batches.
   bool cosineDecay = false;
   /// Threads for training and scoring; 0 = all. One by default: on a
