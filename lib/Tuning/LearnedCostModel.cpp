@@ -233,10 +233,19 @@ private:
   /// width).
   llvm::Expected<std::vector<const float *>>
   programsOf(llvm::ArrayRef<std::vector<float>> features) const {
+    return programsOf(
+        features,
+        [](const std::vector<float> &program) -> auto & { return program; });
+  }
+  /// The same for items whose features `featuresOf` gives (no copies).
+  template <typename Item, typename FeaturesOf>
+  llvm::Expected<std::vector<const float *>>
+  programsOf(llvm::ArrayRef<Item> items, FeaturesOf featuresOf) const {
     const learned::ModelConfig &config = model->getConfig();
     std::vector<const float *> programs;
-    programs.reserve(features.size());
-    for (const std::vector<float> &program : features) {
+    programs.reserve(items.size());
+    for (const Item &item : items) {
+      const std::vector<float> &program = featuresOf(item);
       if (program.size() != size_t(config.rows) * config.width)
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
@@ -266,9 +275,8 @@ private:
   /// The model's score and embedding of each program, as the correction
   /// reads them (views into `values`).
   llvm::Expected<std::vector<learned::ScoredProgram>>
-  view(llvm::ArrayRef<std::vector<float>> features,
+  view(llvm::Expected<std::vector<const float *>> programs,
        std::vector<float> &values) {
-    auto programs = programsOf(features);
     if (!programs)
       return programs.takeError();
     const learned::ModelConfig &config = model->getConfig();
@@ -278,22 +286,24 @@ private:
     values = std::move(*computed);
     const size_t stride = 1 + model->getEmbeddingWidth();
     std::vector<learned::ScoredProgram> viewed;
-    for (size_t i = 0; i < features.size(); ++i)
+    for (size_t i = 0; i < programs->size(); ++i)
       viewed.push_back({values[i * stride], llvm::ArrayRef<float>(values).slice(
                                                 i * stride + 1, stride - 1)});
     return viewed;
   }
 
   llvm::Error fitCorrection(llvm::ArrayRef<CostSample> samples) {
-    std::vector<std::vector<float>> features;
     std::vector<float> labels, values;
     std::vector<unsigned> tasks;
     for (const CostSample &sample : samples) {
-      features.push_back(sample.features);
       labels.push_back(sample.label);
       tasks.push_back(taskOf(sample.features));
     }
-    auto viewed = view(features, values);
+    auto viewed = view(programsOf(
+                           samples, [](const CostSample &sample) -> auto & {
+                             return sample.features;
+                           }),
+                       values);
     if (!viewed)
       return viewed.takeError();
     correction.fit(*viewed, labels, tasks);
@@ -304,7 +314,7 @@ private:
   predictCorrected(llvm::ArrayRef<std::vector<float>> features) {
     std::vector<double> scores(features.size(), 0.0);
     std::vector<float> values;
-    auto viewed = view(features, values);
+    auto viewed = view(programsOf(features), values);
     if (!viewed) {
       // A scoring failure must not stop a search: it ranks at random then.
       llvm::consumeError(viewed.takeError());

@@ -80,18 +80,22 @@ mlir::tcl::runOnlineStudy(llvm::ArrayRef<OnlineContender> contenders,
   }
   std::vector<std::vector<size_t>> orders =
       measuringOrders(reference, options.seed);
+  // The training samples of the contenders that read them, made once.
+  std::vector<std::vector<CostSample>> trainingSamples;
+  for (const OnlineContender &contender : contenders)
+    trainingSamples.push_back(contender.withTrainingSamples
+                                  ? makeSamples(contender.training)
+                                  : std::vector<CostSample>());
 
   std::vector<OnlineStudyRow> rows;
   for (unsigned measured : options.measured) {
-    for (const OnlineContender &contender : contenders) {
+    for (auto [contender, training] : llvm::zip(contenders, trainingSamples)) {
       auto [runSamples, left] = splitRun(contender.test, orders, measured,
                                          contender.training.size());
       auto model = contender.make();
       if (!model)
         return contenderError(contender, model.takeError());
-      std::vector<CostSample> samples;
-      if (contender.withTrainingSamples)
-        samples = makeSamples(contender.training);
+      std::vector<CostSample> samples = training;
       if (contender.learns)
         llvm::append_range(samples, runSamples);
       OnlineStudyRow row;

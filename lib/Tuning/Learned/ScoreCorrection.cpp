@@ -16,6 +16,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -55,7 +56,7 @@ void ScoreCorrection::fit(llvm::ArrayRef<ScoredProgram> programs,
   fits.clear();
   fitted = false;
   scale = 1;
-  lengthScale = signalVariance = 0;
+  lengthScale = kernelVariance = 0;
   if (programs.empty() || programs.size() != labels.size() ||
       programs.size() != tasks.size())
     return;
@@ -95,13 +96,14 @@ void ScoreCorrection::fit(llvm::ArrayRef<ScoredProgram> programs,
   }
   scale = variance > 0 ? std::max(0.0, covariance / variance) : 0.0;
 
-  // Residuals, their variance (the kernel's signal variance) and the median
-  // distance between two programs of a task (the unit of length scales).
+  // Residuals, their variance and the median distance between two programs
+  // of a task (the unit of length scales); each task's squared distances
+  // serve every length scale tried.
   std::vector<std::vector<double>> residuals;
   std::vector<double> distances;
   double sumSquares = 0;
   size_t count = 0;
-  std::vector<torch::Tensor> matrices;
+  std::vector<torch::Tensor> matrices, squared;
   for (auto [fit, entry] : llvm::zip(fits, byTask)) {
     const std::vector<size_t> &indices = entry.second;
     std::vector<double> residual;
@@ -114,16 +116,16 @@ void ScoreCorrection::fit(llvm::ArrayRef<ScoredProgram> programs,
     }
     residuals.push_back(std::move(residual));
     torch::Tensor matrix = embeddingMatrix(programs, indices, width);
-    if (indices.size() > 1) {
-      torch::Tensor pairs = torch::pdist(matrix);
-      auto values = pairs.accessor<double, 1>();
-      for (int64_t i = 0; i < pairs.size(0); ++i)
-        if (values[i] > 0)
-          distances.push_back(values[i]);
-    }
+    torch::Tensor squares = squaredDistances(matrix, matrix);
+    auto values = squares.accessor<double, 2>();
+    for (int64_t i = 0; i < squares.size(0); ++i)
+      for (int64_t j = i + 1; j < squares.size(1); ++j)
+        if (values[i][j] > 0)
+          distances.push_back(std::sqrt(values[i][j]));
     matrices.push_back(std::move(matrix));
+    squared.push_back(std::move(squares));
   }
-  signalVariance = count ? sumSquares / count : 0;
+  const double residualVariance = count ? sumSquares / count : 0;
   double medianDistance = 0;
   if (!distances.empty()) {
     std::nth_element(distances.begin(),
@@ -131,7 +133,7 @@ void ScoreCorrection::fit(llvm::ArrayRef<ScoredProgram> programs,
     medianDistance = distances[distances.size() / 2];
   }
   fitted = true;
-  if (signalVariance <= 0 || medianDistance <= 0)
+  if (residualVariance <= 0 || medianDistance <= 0)
     return; // Nothing for a kernel to learn: scaled scores alone.
 
   // The residuals as a Gaussian process of their variance v: a share rho of
@@ -140,24 +142,21 @@ void ScoreCorrection::fit(llvm::ArrayRef<ScoredProgram> programs,
   // covariance and the residuals' log marginal likelihood under it, summed
   // over tasks; the (rho, l) under which the measurements are likeliest
   // wins, and rho = 0 (no kernel: the residuals are noise) competes too.
-  const double residualVariance = signalVariance;
-  auto solve = [&](double share, double length,
+  // `kernels`: each task's exp(-d^2 / 2 l^2), or none for rho = 0.
+  auto solve = [&](double share, llvm::ArrayRef<torch::Tensor> kernels,
                    std::vector<torch::Tensor> &weights) {
     const double noise =
         std::max((1 - share) * residualVariance, options.minNoiseVariance);
     double logLikelihood = 0;
     weights.clear();
-    for (auto [matrix, residual] : llvm::zip(matrices, residuals)) {
-      const int64_t n = matrix.size(0);
-      torch::Tensor matrixOfTask = noise * torch::eye(n, torch::kDouble);
+    for (auto [index, residual] : llvm::enumerate(residuals)) {
+      const int64_t n = residual.size();
+      torch::Tensor covariance = noise * torch::eye(n, torch::kDouble);
       if (share > 0)
-        matrixOfTask =
-            matrixOfTask + share * residualVariance *
-                               torch::exp(-squaredDistances(matrix, matrix) /
-                                          (2 * length * length));
+        covariance = covariance + share * residualVariance * kernels[index];
       torch::Tensor targets =
           torch::from_blob(residual.data(), {n, 1}, torch::kDouble);
-      torch::Tensor factor = torch::linalg_cholesky(matrixOfTask);
+      torch::Tensor factor = torch::linalg_cholesky(covariance);
       torch::Tensor solved = torch::cholesky_solve(targets, factor);
       logLikelihood -= 0.5 * (targets * solved).sum().item<double>() +
                        factor.diagonal().log().sum().item<double>();
@@ -166,24 +165,28 @@ void ScoreCorrection::fit(llvm::ArrayRef<ScoredProgram> programs,
     return logLikelihood;
   };
   std::vector<torch::Tensor> bestWeights, unused;
-  double bestLikelihood = solve(0, 0, unused);
-  signalVariance = 0;
-  for (double share : options.kernelShares)
-    for (double factor : options.lengthScaleFactors) {
+  double bestLikelihood = solve(0, {}, unused);
+  for (double factor : options.lengthScaleFactors) {
+    const double length = factor * medianDistance;
+    std::vector<torch::Tensor> kernels;
+    for (const torch::Tensor &squares : squared)
+      kernels.push_back(torch::exp(-squares / (2 * length * length)));
+    for (double share : options.kernelShares) {
       std::vector<torch::Tensor> weights;
       double likelihood;
       try {
-        likelihood = solve(share, factor * medianDistance, weights);
+        likelihood = solve(share, kernels, weights);
       } catch (const std::exception &) {
         continue; // Not positive definite in floating point.
       }
       if (likelihood > bestLikelihood) {
         bestLikelihood = likelihood;
         bestWeights = std::move(weights);
-        lengthScale = factor * medianDistance;
-        signalVariance = share * residualVariance;
+        lengthScale = length;
+        kernelVariance = share * residualVariance;
       }
     }
+  }
   if (bestWeights.empty())
     return; // The residuals look like noise: scaled scores alone.
   for (auto [fit, matrix, weights] : llvm::zip(fits, matrices, bestWeights)) {
@@ -237,7 +240,7 @@ ScoreCorrection::correct(unsigned task,
         torch::from_blob(const_cast<double *>(fit->weights.data()),
                          {measured, 1}, torch::kDouble);
     torch::Tensor term =
-        (signalVariance * torch::exp(-squaredDistances(candidates, known) /
+        (kernelVariance * torch::exp(-squaredDistances(candidates, known) /
                                      (2 * lengthScale * lengthScale)))
             .matmul(weights)
             .contiguous();

@@ -82,7 +82,7 @@ public:
   /// The kernel's length scale and variance (0: no kernel; the residuals
   /// look like noise, or no task has two programs).
   double getLengthScale() const { return lengthScale; }
-  double getKernelVariance() const { return signalVariance; }
+  double getKernelVariance() const { return kernelVariance; }
 
 private:
   struct TaskFit {
@@ -98,7 +98,7 @@ private:
 
   ScoreCorrectionOptions options;
   std::vector<TaskFit> fits;
-  double scale = 1, lengthScale = 0, signalVariance = 0;
+  double scale = 1, lengthScale = 0, kernelVariance = 0;
   bool fitted = false;
 };
 
