@@ -178,8 +178,11 @@ static llvm::Error emitNativeCode(ModuleOp module, const Platform &platform,
   PassManager pm(module.getContext());
   if (platform.getTarget().kind == TargetKind::GPU)
     buildLowerToNVVMPipeline(pm, LoweringOptions(platform), findCudaToolkit());
-  else
-    buildLowerToLLVMPipeline(pm, LoweringOptions(platform));
+  else {
+    LoweringOptions lowering(platform);
+    lowering.profile = options.profile;
+    buildLowerToLLVMPipeline(pm, lowering);
+  }
   TimingScope lowering = timing.nest("schedule and lower to the LLVM dialect");
   pm.enableTiming(lowering);
   if (failed(pm.run(module)))
@@ -278,6 +281,9 @@ mlir::tcl::compileModel(const CompileOptions &options,
   const Platform &platform = *report.platform;
   if (options.emit == EmitKind::PTX && target.kind != TargetKind::GPU)
     return error("--emit=ptx needs a GPU target; " + target.name + " is a CPU");
+  if (options.profile && target.kind == TargetKind::GPU)
+    return error("--profile counts time on CPU targets only; " + target.name +
+                 " is a GPU");
   if (failed(checkScheduleTargets(**module, target)))
     return error("the input's schedules are for another target");
   // Checked before the database is opened (and so created): tuning

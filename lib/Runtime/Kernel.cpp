@@ -760,6 +760,19 @@ llvm::Expected<Kernel> Kernel::load(llvm::StringRef libraryPath,
   return kernel;
 }
 
+void *Kernel::lookupGlobal(llvm::StringRef symbol) const {
+  if (library)
+    return dlsym(library, symbol.str().c_str());
+  if (!engine)
+    return nullptr;
+  llvm::Expected<void *> address = engine->lookup(symbol);
+  if (!address) {
+    llvm::consumeError(address.takeError());
+    return nullptr;
+  }
+  return *address;
+}
+
 llvm::Expected<std::string> mlir::tcl::stripSchedules(llvm::StringRef text) {
   DialectRegistry registry;
   registerTclDialects(registry);

@@ -133,6 +133,24 @@ void mlir::tcl::untagTaskInstances(Operation *root) {
   });
 }
 
+/// Marks the top-level ops of `root` that hold the task instance just
+/// scheduled (its tagged ops: loops, a peeled last tile, an untiled anchor)
+/// with the task's name: outlined functions and profiles name them after it.
+static void markTaskNests(Operation *root, StringAttr task) {
+  root->walk([&](Operation *op) {
+    bool tagged = llvm::any_of(op->getAttrs(), [](NamedAttribute attr) {
+      return attr.getName().getValue().starts_with(kTempAttrPrefix);
+    });
+    if (!tagged)
+      return;
+    Operation *topLevel = op;
+    while (topLevel && topLevel->getParentOp() != root)
+      topLevel = topLevel->getParentOp();
+    if (topLevel)
+      topLevel->setAttr(kTaskNestAttrName, task);
+  });
+}
+
 /// The payload root a task instance's sequence runs on: its function.
 static Operation *getPayloadRoot(const TaskInstance &instance) {
   if (auto func = instance.anchor->getParentOfType<FunctionOpInterface>())
@@ -160,6 +178,7 @@ LogicalResult mlir::tcl::applySchedule(ScheduleOp schedule, Operation *root) {
     tagTaskInstance(instance);
     LogicalResult result = transform::applyTransformNamedSequence(
         payloadRoot, *sequence, *library, transform::TransformOptions());
+    markTaskNests(payloadRoot, schedule.getTaskAttr());
     untagTaskInstances(payloadRoot);
     if (failed(result))
       return schedule.emitOpError("failed to apply to task '")

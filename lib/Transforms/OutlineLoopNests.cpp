@@ -82,13 +82,16 @@ struct Captures {
 };
 
 /// What a nest computes, for its function's name (profiles show it): the
-/// first task (`tcl.task`, kept on tiled ops) or else the first named
-/// location (an ONNX node) inside, in characters any tool takes; empty if
-/// neither.
+/// first task (`tcl.task_nest` on the loops its schedule made, `tcl.task` on
+/// an anchor left unscheduled) or else the first named location (an ONNX
+/// node) inside, in characters any tool takes; empty if neither.
 std::string describeNest(Operation *nest) {
   std::string name;
   nest->walk([&](Operation *inner) {
-    if (auto task = inner->getAttrOfType<StringAttr>(tcl::kTaskAttrName)) {
+    auto task = inner->getAttrOfType<StringAttr>(tcl::kTaskAttrName);
+    if (!task)
+      task = inner->getAttrOfType<StringAttr>(tcl::kTaskNestAttrName);
+    if (task) {
       name = task.str();
       return WalkResult::interrupt();
     }

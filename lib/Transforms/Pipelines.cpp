@@ -119,6 +119,8 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   // Each loop nest in a function of its own: LLVM's optimizations then work
   // on functions of one task's size, whatever the model's depth.
   pm.addPass(createOutlineLoopNests());
+  if (options.profile)
+    pm.addPass(createProfileNests());
 
   // Loops: leftover linalg ops become loops (one long loop where their
   // elements are contiguous), scf.forall becomes scf.parallel.
@@ -268,6 +270,11 @@ struct LowerToLLVMPipelineOptions
       *this, "default-schedules",
       llvm::cl::desc("Schedule unscheduled ops with the default heuristic"),
       llvm::cl::init(true)};
+  Option<bool> profile{
+      *this, "profile",
+      llvm::cl::desc("Count the time of every loop nest's calls "
+                     "(tcl-profile-nests)"),
+      llvm::cl::init(false)};
 };
 
 struct LowerToNVVMPipelineOptions
@@ -318,6 +325,7 @@ void mlir::tcl::registerTclPipelines() {
         LoweringOptions lowering;
         lowering.platform = *platform;
         lowering.defaultSchedules = options.defaultSchedules;
+        lowering.profile = options.profile;
         buildLowerToLLVMPipeline(pm, lowering);
         return success();
       },

@@ -96,6 +96,12 @@ static llvm::cl::opt<bool>
            llvm::cl::desc("Print how long each phase (and each MLIR pass) "
                           "took to standard error"),
            llvm::cl::cat(toolCategory));
+static llvm::cl::opt<bool> profile(
+    "profile",
+    llvm::cl::desc("Count in the compiled code where each run's time goes "
+                   "(every loop nest's calls: the tasks' and the leftover "
+                   "ops'), for tcl-run --library=... --profile"),
+    llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool> dumpTasks(
     "dump-tasks",
     llvm::cl::desc("List the tasks (anchor + epilogue, deduplicated by "
@@ -188,6 +194,7 @@ int main(int argc, char **argv) {
   options.graph.winograd = winograd;
   options.compileThreads = compileThreads;
   options.timing = timing;
+  options.profile = profile;
   options.entry = apiEntry;
   options.tuningDatabase = tuningDb;
   options.tune = tune;

@@ -18,6 +18,7 @@
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Runtime/Measure.h"
+#include "tcl/Runtime/Profile.h"
 #include "tcl/Support/CommandLine.h"
 #include "tcl/Target/Codegen.h"
 #include "tcl/Transforms/ApplySchedule.h"
@@ -70,6 +71,13 @@ static llvm::cl::opt<unsigned> repeats("repeats", llvm::cl::desc("Timed runs"),
                                        llvm::cl::init(20),
                                        llvm::cl::cat(toolCategory));
 
+static llvm::cl::opt<bool> profile(
+    "profile",
+    llvm::cl::desc("Print where the timed runs' time went: each loop nest "
+                   "(the tasks' and the leftover ops'), and the rest (with "
+                   "--library, one compiled by tcl-compile --profile)"),
+    llvm::cl::cat(toolCategory));
+
 static int fail(llvm::Error error) {
   llvm::errs() << "tcl-run: " << llvm::toString(std::move(error)) << "\n";
   return 1;
@@ -95,8 +103,9 @@ int main(int argc, char **argv) {
       return fail(module.takeError());
     if (failed(optimizeGraph(**module)))
       return 1;
+    // With locations: they name the ONNX nodes of leftover nests (--profile).
     llvm::raw_string_ostream os(source);
-    (*module)->print(os);
+    (*module)->print(os, OpPrintingFlags().enableDebugInfo());
   } else {
     auto file = llvm::MemoryBuffer::getFile(inputFilename);
     if (!file) {
@@ -133,10 +142,15 @@ int main(int argc, char **argv) {
   if (!platform)
     return fail(platform.takeError());
 
+  if (profile && platform->getTarget().kind == TargetKind::GPU)
+    return fail(
+        llvm::createStringError("--profile counts time on CPU targets only; " +
+                                platform->getTargetName().str() + " is a GPU"));
   std::optional<Kernel> kernel;
   if (library.empty()) {
     LoweringOptions scheduled;
     scheduled.platform = *platform;
+    scheduled.profile = profile;
     auto jitted = Kernel::jit(source, entry, scheduled);
     if (!jitted)
       return fail(jitted.takeError());
@@ -200,6 +214,10 @@ int main(int argc, char **argv) {
   if (!ok)
     return 3;
 
+  // A profiled library must have its counters before anything is timed.
+  if (profile)
+    if (llvm::Error error = resetProfile(*kernel))
+      return fail(std::move(error));
   std::optional<OpenMPThreadPinning> pinning;
   if (platform->getThreads() > 1)
     pinning.emplace();
@@ -223,5 +241,14 @@ int main(int argc, char **argv) {
   if (flops > 0)
     llvm::outs() << llvm::format("speed: %.1f GFLOP/s\n",
                                  flops / stats.medianSeconds * 1e-9);
+  if (profile) {
+    auto sites = readProfile(*kernel);
+    if (!sites)
+      return fail(sites.takeError());
+    auto summary = summarizeProfile(*sites, entry);
+    if (!summary)
+      return fail(summary.takeError());
+    printProfile(llvm::outs(), *summary, entry, stats.medianSeconds);
+  }
   return 0;
 }

@@ -57,6 +57,9 @@ struct CompileOptions {
   unsigned compileThreads = 0;
   /// Print how long each phase took (and each pass) to standard error.
   bool timing = false;
+  /// Count the time of every loop nest's calls in the compiled code
+  /// (LoweringOptions::profile), for tcl-run --profile. CPU targets only.
+  bool profile = false;
 
   /// ONNX input only.
   OnnxImportOptions import;

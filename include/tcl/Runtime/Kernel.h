@@ -153,6 +153,10 @@ public:
 
   const KernelSignature &getSignature() const { return signature; }
 
+  /// The address of a global the compiled code defines (e.g. the profile's
+  /// counters, tcl/Runtime/Profile.h); null if it defines none of that name.
+  void *lookupGlobal(llvm::StringRef symbol) const;
+
   /// Runs the kernel; the shapes must match the signature.
   llvm::Error run(const std::vector<Buffer> &inputs,
                   std::vector<Buffer> &outputs) const;

@@ -47,6 +47,12 @@ bool isGpuThreadPrivate(Value alloc);
 inline constexpr llvm::StringLiteral kWinogradOutputAttrName =
     "tcl.winograd_output";
 
+/// The globals tcl-profile-nests adds (see its description): the counters,
+/// i64 [sites x 2] (ticks, calls), and the sites' text, one line a site.
+inline constexpr llvm::StringLiteral kProfileCountersSymbol =
+    "tcl_profile_counters";
+inline constexpr llvm::StringLiteral kProfileSitesSymbol = "tcl_profile_sites";
+
 } // namespace mlir::tcl
 
 #endif // TCL_TRANSFORMS_PASSES_H

@@ -211,8 +211,9 @@ def OutlineLoopNests : Pass<"tcl-outline-loop-nests", "ModuleOp"> {
     function's size: compile time explodes with model depth. This pass
     moves each top-level operation that holds a loop (an scf loop or a
     linalg op) into a private function `<function>.<what>`, where `<what>`
-    is the first `tcl.task` or else the first named location (an ONNX node)
-    found inside, else `nest<N>`, so that profiles name it; it is called in
+    is the first task found inside (`tcl.task_nest` on the loops its
+    schedule made, or `tcl.task` on an anchor) or else the first named
+    location (an ONNX node), else `nest<N>`, so that profiles name it; it is called in
     its place, marked `no_inline` (LLVM would inline a function called
     once) and with internal linkage. The function takes the buffers (and
     globals) the nest uses; the side-effect-free values it reads (constants,
@@ -222,6 +223,30 @@ def OutlineLoopNests : Pass<"tcl-outline-loop-nests", "ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect"];
+}
+
+def ProfileNests : Pass<"tcl-profile-nests", "ModuleOp"> {
+  let summary = "Counts the time of every call of an outlined loop nest";
+  let description = [{
+    For `tcl-run --profile` and `tcl-compile --profile`: runs after
+    tcl-outline-loop-nests, when a function is a sequence of calls of its
+    loop nests. Every such call site gets two counters, the time stamp
+    counter's ticks spent in it (`llvm.readcyclecounter` before and after)
+    and the number of calls; every function that calls nests gets a site
+    for its whole run too, so what is spent outside the nests (allocation,
+    code that was not outlined) is the difference. The counters are the
+    public global `tcl_profile_counters` (i64 [sites x 2]); the sites are
+    described by the public constant `tcl_profile_sites`, one line each:
+    function, callee (empty for the whole function), the task whose
+    schedule made the callee's loops (`tcl.task_nest`, empty for leftover
+    ops: pads, copies, transposes) and the linalg ops in the callee (else
+    its loop ops), separated by tabs (the text ends with a NUL). A compiled library
+    exports both, so that a runner reads them (tcl/Runtime/Profile.h).
+    Calls from several threads at once would race on the counters.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def SetTargetAttributes : Pass<"tcl-set-target-attributes", "ModuleOp"> {

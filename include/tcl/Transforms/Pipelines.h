@@ -43,6 +43,9 @@ struct LoweringOptions {
   /// Split the module into tasks (tcl-extract-tasks) first, so epilogues
   /// are fused into their anchor's loops.
   bool extractTasks = true;
+  /// Count the time of every call of a loop nest in the code itself
+  /// (tcl-profile-nests; CPU targets only).
+  bool profile = false;
 };
 
 /// Adds the x86 lowering pipeline to `pm` (anchored on builtin.module):

@@ -12,9 +12,9 @@
 //       CHECK:       scf.for
 //       CHECK:         linalg.matmul {{.*}} -> tensor<4x4xf32>
 //       CHECK:       linalg.add {{.*}} -> tensor<4x4xf32>
-//       CHECK:     } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+//       CHECK:     } {mapping = [#gpu.thread<y>, #gpu.thread<x>]{{.*}}}
 //   CHECK-NOT:     linalg.
-//       CHECK:   } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+//       CHECK:   } {mapping = [#gpu.block<y>, #gpu.block<x>]{{.*}}}
 func.func @mm_bias(%a: tensor<128x256xf32>, %b: tensor<256x64xf32>, %bias: tensor<128x64xf32>) -> tensor<128x64xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<128x64xf32>
@@ -43,8 +43,8 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "nvptx-sm90"
 //       CHECK:     scf.forall (%{{.*}}, %{{.*}}) in (18, 8)
 //       CHECK:       linalg.fill {{.*}} -> tensor<1x1x3x4xf32>
 //       CHECK:       linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x1x3x4xf32>
-//       CHECK:     } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
-//       CHECK:   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+//       CHECK:     } {mapping = [#gpu.thread<y>, #gpu.thread<x>]{{.*}}}
+//       CHECK:   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]{{.*}}}
 func.func @conv(%x: tensor<1x56x56x64xf32>, %w: tensor<3x3x64x32xf32>) -> tensor<1x54x54x32xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x54x54x32xf32>

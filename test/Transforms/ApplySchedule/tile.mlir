@@ -1,5 +1,7 @@
 // Multi-level tiling: each tile level becomes a scf.for nest over the tiled
-// dimensions (0 = untiled); loops with a partial last tile are peeled.
+// dimensions (0 = untiled); loops with a partial last tile are peeled. The
+// outermost loop is marked with its task (tcl.task_nest), which outlined
+// functions and profiles are named after.
 // RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s
 
 // CHECK-LABEL: func.func @mm
@@ -9,6 +11,7 @@
 //       CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c32
 //       CHECK:           scf.for %{{.*}} = %c0 to %c256 step %c4
 //       CHECK:             linalg.matmul {{.*}}ins({{.*}} : tensor<8x4xf32>, tensor<4x32xf32>) outs({{.*}} : tensor<8x32xf32>)
+//       CHECK:   } {tcl.task_nest = "mm"}
 //   CHECK-NOT: tcl.sched
 func.func @mm(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %0 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>

@@ -14,13 +14,13 @@
 // of %c into the result, then the matmul.
 // CHECK-LABEL: llvm.func internal @mm.nest0(
 //  CHECK-SAME:   no_inline
-// CHECK-LABEL: llvm.func internal @mm.nest1(
+// CHECK-LABEL: llvm.func internal @mm.mm(
 //  CHECK-SAME:   no_inline
 //       CHECK:   llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 //   CHECK-NOT:   {{linalg|vector|scf|memref|tensor|bufferization|affine}}.
 // CHECK-LABEL: llvm.func @mm(
 //       CHECK:   llvm.call @mm.nest0(
-//       CHECK:   llvm.call @mm.nest1(
+//       CHECK:   llvm.call @mm.mm(
 //   CHECK-NOT:   {{linalg|vector|scf|memref|tensor|bufferization|affine}}.
 //       CHECK: llvm.func @_mlir_ciface_mm(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 //  CHECK-SAME:   passthrough = {{\[\["prefer-vector-width", "512"\], \["min-legal-vector-width", "512"\]\]}}

@@ -8,9 +8,9 @@
 // The fill, then the convolution; nothing else, and no allocation.
 // CHECK-LABEL: llvm.func @depthwise(
 //   CHECK-NOT:   malloc
-//       CHECK:   llvm.call @depthwise.nest0(
+//       CHECK:   llvm.call @depthwise.t(
 //   CHECK-NOT:   malloc
-//       CHECK:   llvm.call @depthwise.nest1(
+//       CHECK:   llvm.call @depthwise.t_0(
 //   CHECK-NOT:   llvm.call
 //       CHECK:   llvm.return
 func.func @depthwise(%in: tensor<1x114x114x32xf32>, %w: tensor<3x3x32xf32>) -> tensor<1x112x112x32xf32> {

@@ -24,6 +24,9 @@ namespace mlir::tcl {
 constexpr StringLiteral kTaskAttrName = "tcl.task";
 /// Attribute that marks a payload operation as part of a task's epilogue.
 constexpr StringLiteral kEpilogueAttrName = "tcl.epilogue";
+/// Attribute that marks the outermost loop a task instance's schedule made
+/// (its value: the task): outlined functions and profiles name it.
+constexpr StringLiteral kTaskNestAttrName = "tcl.task_nest";
 } // namespace mlir::tcl
 
 #endif // TCL_DIALECT_TCL_IR_TCLOPS_H
