@@ -26,9 +26,11 @@
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tcl {
 #define GEN_PASS_DEF_APPLYSCHEDULE
@@ -133,22 +135,62 @@ void mlir::tcl::untagTaskInstances(Operation *root) {
   });
 }
 
+/// Temporary mark of the top-level ops that exist before a task instance's
+/// sequence runs (markTaskNests tells the ones it makes by its absence).
+static constexpr StringLiteral kExistingAttrName = "__tcl_sched_existing";
+
+static Operation *getTopLevelAncestor(Operation *op, Operation *root) {
+  while (op && op->getParentOp() != root)
+    op = op->getParentOp();
+  return op;
+}
+
+/// Marks each top-level op of `root` with kExistingAttrName.
+static void markExistingOps(Operation *root) {
+  UnitAttr unit = UnitAttr::get(root->getContext());
+  for (Region &region : root->getRegions())
+    for (Block &block : region)
+      for (Operation &op : block)
+        op.setAttr(kExistingAttrName, unit);
+}
+
+/// Marks `nest` and every loop in it with the task's name: clean-ups that
+/// fold a loop of one iteration (a peeled last tile's) into its parent leave
+/// the loops inside it marked.
+static void markNest(Operation *nest, StringAttr task) {
+  nest->setAttr(kTaskNestAttrName, task);
+  nest->walk([&](LoopLikeOpInterface loop) {
+    loop->setAttr(kTaskNestAttrName, task);
+  });
+}
+
 /// Marks the top-level ops of `root` that hold the task instance just
-/// scheduled (its tagged ops: loops, a peeled last tile, an untiled anchor)
-/// with the task's name: outlined functions and profiles name them after it.
+/// scheduled with the task's name (kTaskNestAttrName): outlined functions
+/// and profiles name them after it. They are the ancestors of its tagged
+/// ops (loops, a peeled last tile, an untiled anchor) and the loops and
+/// linalg ops the sequence made (those without kExistingAttrName, placed
+/// before it ran): a loop the clean-ups rebuilt, or code whose tagged ops
+/// vectorization replaced, has no tagged op left.
 static void markTaskNests(Operation *root, StringAttr task) {
+  llvm::SetVector<Operation *> nests;
   root->walk([&](Operation *op) {
     bool tagged = llvm::any_of(op->getAttrs(), [](NamedAttribute attr) {
-      return attr.getName().getValue().starts_with(kTempAttrPrefix);
+      StringRef name = attr.getName().getValue();
+      return name.starts_with(kTempAttrPrefix) && name != kExistingAttrName;
     });
     if (!tagged)
       return;
-    Operation *topLevel = op;
-    while (topLevel && topLevel->getParentOp() != root)
-      topLevel = topLevel->getParentOp();
-    if (topLevel)
-      topLevel->setAttr(kTaskNestAttrName, task);
+    if (Operation *topLevel = getTopLevelAncestor(op, root))
+      nests.insert(topLevel);
   });
+  for (Region &region : root->getRegions())
+    for (Block &block : region)
+      for (Operation &op : block)
+        if (!op.hasAttr(kExistingAttrName) && !op.hasAttr(kTaskNestAttrName) &&
+            (op.getNumRegions() > 0 || isa<linalg::LinalgOp>(op)))
+          nests.insert(&op);
+  for (Operation *nest : nests)
+    markNest(nest, task);
 }
 
 /// The payload root a task instance's sequence runs on: its function.
@@ -176,6 +218,7 @@ LogicalResult mlir::tcl::applySchedule(ScheduleOp schedule, Operation *root) {
       return failure();
     Operation *payloadRoot = getPayloadRoot(instance);
     tagTaskInstance(instance);
+    markExistingOps(payloadRoot);
     LogicalResult result = transform::applyTransformNamedSequence(
         payloadRoot, *sequence, *library, transform::TransformOptions());
     markTaskNests(payloadRoot, schedule.getTaskAttr());

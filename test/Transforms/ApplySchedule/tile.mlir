@@ -1,7 +1,8 @@
 // Multi-level tiling: each tile level becomes a scf.for nest over the tiled
 // dimensions (0 = untiled); loops with a partial last tile are peeled. The
-// outermost loop is marked with its task (tcl.task_nest), which outlined
-// functions and profiles are named after.
+// loops are marked with their task (tcl.task_nest), which outlined functions
+// and profiles are named after (every loop: a clean-up that folds a loop of
+// one iteration leaves the loops inside it marked).
 // RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s
 
 // CHECK-LABEL: func.func @mm
@@ -11,7 +12,7 @@
 //       CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c32
 //       CHECK:           scf.for %{{.*}} = %c0 to %c256 step %c4
 //       CHECK:             linalg.matmul {{.*}}ins({{.*}} : tensor<8x4xf32>, tensor<4x32xf32>) outs({{.*}} : tensor<8x32xf32>)
-//       CHECK:   } {tcl.task_nest = "mm"}
+// CHECK-COUNT-5:   } {tcl.task_nest = "mm"}
 //   CHECK-NOT: tcl.sched
 func.func @mm(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %0 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
