@@ -4,8 +4,10 @@
 For models/generate.py's MODELS by default (ResNet-18, MobileNetV2, the
 BERT-style encoder, RegNet-Y-400MF; same seeded weights as PyTorch's), with
 1 and 2 threads: tcl's compile time (ONNX -> .so)
-and batch-1 latency (tcl-run, median), and PyTorch's latency on the same
-module in this process (torch.set_num_threads, OpenBLAS). Prints a table.
+and batch-1 latency (tcl-run, median), PyTorch's latency on the same
+module in this process (torch.set_num_threads, OpenBLAS), and the share of
+tcl's run outside the tasks' loop nests (a --profile build: pads, copies,
+layout transposes). Prints a table.
 
 Usage: /usr/bin/python3 bench/models.py [BUILD_DIR] [--models a,b]
   (e.g. --models gpt,transformer_encoder_layer,unet,tcn: the other models
@@ -57,6 +59,25 @@ def run_library(build, name, library, threads):
     return median, ok
 
 
+def outside_tasks(build, name, threads, compile_args):
+    """The share of a run (%) outside the tasks' loop nests: a library
+    compiled with --profile (and `compile_args`, e.g. a tuning database),
+    run by tcl-run --profile, which counts the time of every nest in the
+    code (README, "Where a model's time goes")."""
+    directory = os.path.join(build, "models", name)
+    onnx_path = os.path.join(directory, "model.onnx")
+    library = os.path.join(directory, f"model_{threads}t_profile.so")
+    subprocess.run([os.path.join(build, "bin", "tcl-compile"), onnx_path,
+                    f"--num-threads={threads}", "--profile", "-o", library]
+                   + compile_args, check=True, capture_output=True)
+    out = subprocess.run(
+        [os.path.join(build, "bin", "tcl-run"), onnx_path,
+         f"--library={library}", f"--num-threads={threads}",
+         f"--test-data={directory}/test_data_set_0", f"--repeats={REPEATS}",
+         "--profile"], check=True, capture_output=True, text=True).stdout
+    return 100 - float(re.search(r"tasks' nests\s+([0-9.]+) %", out).group(1))
+
+
 def tcl(build, name, threads):
     directory = os.path.join(build, "models", name)
     onnx_path = os.path.join(directory, "model.onnx")
@@ -88,15 +109,17 @@ def main():
     print(f"End-to-end, batch 1, f32, median of {REPEATS} runs; libtorch "
           f"{torch.__version__} ({blas}); tcl untuned (default schedules)\n")
     print("| model | threads | tcl compile (s) | tcl latency (ms) | "
-          "libtorch latency (ms) | tcl / libtorch speed | tcl check |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+          "libtorch latency (ms) | tcl / libtorch speed | outside tasks | "
+          "tcl check |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for name in names:
         for threads in (1, 2):
             compile_seconds, tcl_ms, ok = tcl(build, name, threads)
             torch_ms = torch_latency(name, threads)
+            outside = outside_tasks(build, name, threads, [])
             print(f"| {name} | {threads} | {compile_seconds:.1f} | {tcl_ms:.2f} "
                   f"| {torch_ms:.2f} | {torch_ms / tcl_ms:.2f} | "
-                  f"{'ok' if ok else 'WRONG'} |", flush=True)
+                  f"{outside:.1f} % | {'ok' if ok else 'WRONG'} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@
    schedules). Plots: <out>/<model>-<cost>-<threads>t.svg.
 2. Per run: the tuning time, the worst task's default / tuned latency (how
    far below what the search found the default schedule fell), and the
-   share of the tuned model's latency spent outside the tuned tasks
-   (measured end to end against the sum of its tasks' best latencies).
+   share of the tuned model's run spent outside the tuned tasks' loop
+   nests (a library compiled from the same database with --profile, run
+   by tcl-run --profile: pads, copies, layout transposes, allocation).
 3. End to end, batch 1: the tuned libraries vs the untuned one vs libtorch
    (OpenBLAS) at the same thread count, all timed in this run.
 
@@ -71,7 +72,7 @@ def tune(build, name, cost_model, trials, threads, out):
         if complete is None and len(seen) == len(tasks):
             complete = int(m.group(1))
     return {"curve": curve, "seconds": seconds, "library": library,
-            "tasks": tasks, "complete": complete}
+            "database": database, "tasks": tasks, "complete": complete}
 
 
 def at(curve, trials):
@@ -136,8 +137,9 @@ def main():
     print("\nEnd to end, batch 1, median of "
           f"{e2e.REPEATS} runs (tcl-run; libtorch in this process). Worst "
           "task: the largest default / tuned latency of a task. Outside "
-          "tasks: the share of the tuned model's latency not in its tuned "
-          "tasks (1 - estimate / measured).\n")
+          "tasks: the share of the tuned model's run not in its tasks' loop "
+          "nests (tcl-run --profile of a profiled build of the same "
+          "schedules).\n")
     print("| model | threads | cost model | tuning (s) | untuned (ms) | "
           "tuned (ms) | libtorch (ms) | tuned / libtorch speed | "
           "worst task (default / tuned) | outside tasks | checks |")
@@ -155,9 +157,10 @@ def main():
                             default=None)
                 worst_text = (f"{worst[2] / worst[3]:.2f} ({worst[0]})"
                               if worst else "-")
-                estimate = run["curve"][-1][1] if run["curve"] else None
-                outside = (f"{max(0.0, 1 - estimate / tuned_ms) * 100:.0f} %"
-                           if estimate else "-")
+                outside = e2e.outside_tasks(
+                    args.build, name, threads,
+                    [f"--tuning-db={run['database']}"])
+                outside = f"{outside:.1f} %"
                 checks = "ok" if ok0 and ok1 else "WRONG"
                 print(f"| {name} | {threads} | {cost_model} | "
                       f"{run['seconds']:.0f} | {untuned_ms:.2f} | "

@@ -128,6 +128,7 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   ParallelizeLeftoverOpsOptions leftovers;
   leftovers.numThreads = options.platform.getThreads();
   pm.addNestedPass<func::FuncOp>(createParallelizeLeftoverOps(leftovers));
+  pm.addNestedPass<func::FuncOp>(createReorderLeftoverTransposes());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createForallToParallelLoopPass());
 

@@ -89,6 +89,28 @@ def ParallelizeLeftoverOps
   ];
 }
 
+def ReorderLeftoverTransposes
+    : Pass<"tcl-reorder-leftover-transposes", "::mlir::func::FuncOp"> {
+  let summary = "Orders a leftover transpose's loops so the innermost reads "
+                "a row";
+  let description = [{
+    Runs after tcl-parallelize-leftover-ops, before linalg ops become loops.
+    A `linalg.transpose` on buffers (a layout transpose no task absorbed)
+    becomes loops in its output's order, so its innermost loop writes the
+    output's row and reads the input at some stride. Where that loop has at
+    least 8 iterations and its read stride is larger than the stride at
+    which the loop along the input's row would write, the transpose becomes
+    a generic whose innermost loop is the latter, within blocks of 4-8
+    along the output's row (a divisor of its extent; an scf.for over the
+    blocks). Why: NCHW -> NHWC reads the input at the stride of a plane,
+    and planes of 4 KiB put every read of the innermost loop in one L1 set
+    (1x64x32x32 -> 1x32x32x64 ran at 2.8 ns an element, 0.18 ms; rows
+    innermost 0.06 ms; in blocks of 8 channels, which keeps the reads to 8
+    planes at a time, 0.02 ms).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def CollapseContiguousLoops
     : Pass<"tcl-collapse-contiguous-loops", "::mlir::func::FuncOp"> {
   let summary = "Merges the contiguous loops of leftover elementwise ops on buffers";
