@@ -77,6 +77,8 @@ static void addCoreToLLVM(OpPassManager &pm) {
 /// callers own every buffer they see; the deallocation pipeline that follows
 /// frees every temporary.
 static void addBufferization(OpPassManager &pm) {
+  // (After the last CSE: it would merge the fills again.)
+  pm.addPass(createUnshareFills());
   // Copies become linalg.copy and then loops: memref.copy of strided views
   // would call memrefCopy from MLIR's runner library, a dependency compiled
   // kernels must not have.

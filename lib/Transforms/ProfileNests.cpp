@@ -65,13 +65,6 @@ std::string describeOps(func::FuncOp function) {
   return llvm::join(names, ",");
 }
 
-/// A place whose time is counted: a call of a nest, or a function's run.
-struct Site {
-  Operation *begin; // The first op timed.
-  Operation *end;   // The last op timed (the one before a return).
-  std::string line; // function \t callee \t task \t ops
-};
-
 struct ProfileNestsPass
     : public tcl::impl::ProfileNestsBase<ProfileNestsPass> {
   void runOnOperation() override {

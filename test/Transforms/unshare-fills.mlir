@@ -1,0 +1,30 @@
+// tcl-unshare-fills gives every user of a shared fill of an empty tensor a
+// fill (and an empty tensor) of its own, just before it; bufferization
+// would otherwise fill one buffer and copy it for every user.
+// RUN: tcl-opt %s --tcl-unshare-fills | FileCheck %s
+// RUN: tcl-opt %s --tcl-lower-to-llvm=target=x86-avx512 -mlir-print-ir-after=one-shot-bufferize -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUFFERS
+
+// CHECK-LABEL: func.func @two_users(
+//       CHECK:   %[[E0:.*]] = tensor.empty() : tensor<32x32xf32>
+//       CHECK:   %[[F0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E0]] :
+//       CHECK:   linalg.matmul {{.*}}outs(%[[F0]] :
+//       CHECK:   %[[E1:.*]] = tensor.empty() : tensor<32x32xf32>
+//       CHECK:   %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] :
+//       CHECK:   linalg.matmul {{.*}}outs(%[[F1]] :
+
+// Each matmul's loop starts from a buffer filled for it, none copied.
+// BUFFERS-LABEL: IR Dump After OneShotBufferize
+//       BUFFERS: %[[A0:.*]] = memref.alloc()
+//  BUFFERS-NEXT: linalg.fill {{.*}}outs(%[[A0]] :
+//  BUFFERS-NEXT: scf.for {{.*}}iter_args(%{{.*}} = %[[A0]])
+//       BUFFERS: %[[A1:.*]] = memref.alloc()
+//  BUFFERS-NEXT: linalg.fill {{.*}}outs(%[[A1]] :
+//  BUFFERS-NEXT: scf.for {{.*}}iter_args(%{{.*}} = %[[A1]])
+func.func @two_users(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> (tensor<32x32xf32>, tensor<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%f : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %1 = linalg.matmul ins(%b, %a : tensor<32x32xf32>, tensor<32x32xf32>) outs(%f : tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %0, %1 : tensor<32x32xf32>, tensor<32x32xf32>
+}
