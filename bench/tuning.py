@@ -153,8 +153,9 @@ def main():
                 run = results[name, threads, cost_model]
                 tuned_ms, ok1 = e2e.run_library(args.build, name,
                                                   run["library"], threads)
-                worst = max(run["tasks"], key=lambda t: t[2] / t[3],
-                            default=None)
+                # (A task the budget never measured has no tuned latency.)
+                worst = max((t for t in run["tasks"] if t[3] > 0),
+                            key=lambda t: t[2] / t[3], default=None)
                 worst_text = (f"{worst[2] / worst[3]:.2f} ({worst[0]})"
                               if worst else "-")
                 outside = e2e.outside_tasks(
