@@ -25,7 +25,6 @@
 #include "mlir/Dialect/Transform/LoopExtension/LoopExtensionOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
@@ -133,29 +132,6 @@ void mlir::tcl::untagTaskInstances(Operation *root) {
         temporary.push_back(attr.getName());
     for (StringAttr name : temporary)
       op->removeAttr(name);
-  });
-}
-
-/// Gives every task anchor whose output is initialized by a `linalg.fill`
-/// that other ops share (CSE merges identical fills, e.g. the zeroed
-/// accumulators of a model's same-shaped batched matmuls) a fill of its
-/// own: a shared fill is fused into no anchor's loops (getAnchorFill), and
-/// bufferization copies the filled tensor for every user (ResNet-18's
-/// Winograd matmuls spent 1.5 % of a run copying zeros).
-static void giveAnchorsTheirOwnFill(Operation *root) {
-  root->walk([](linalg::LinalgOp anchor) {
-    if (!anchor->hasAttr(kTaskAttrName) || anchor.getNumDpsInits() != 1)
-      return;
-    OpOperand *init = anchor.getDpsInitOperand(0);
-    auto fill = init->get().getDefiningOp<linalg::FillOp>();
-    if (!fill || fill->hasOneUse())
-      return;
-    OpBuilder builder(anchor);
-    IRMapping mapping;
-    if (Operation *empty =
-            fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
-      builder.clone(*empty, mapping);
-    init->set(builder.clone(*fill, mapping)->getResult(0));
   });
 }
 
@@ -276,7 +252,6 @@ struct ApplySchedulePass
     ModuleOp module = getOperation();
     SmallVector<ScheduleOp> schedules;
     module.walk([&](ScheduleOp schedule) { schedules.push_back(schedule); });
-    giveAnchorsTheirOwnFill(module);
     if (emitTransform) {
       emitTransformSequences(module, schedules);
       return;

@@ -53,6 +53,9 @@ static void addScheduling(OpPassManager &pm, const LoweringOptions &options) {
     defaults.numThreads = options.platform.getThreads();
     pm.addPass(createDefaultSchedules(defaults));
   }
+  // A fill of its own for each anchor, so that a parallel tile level fuses
+  // it (a shared fill is fused into no anchor's loops).
+  pm.addPass(createUnshareFills());
   pm.addPass(createApplySchedule());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -77,7 +80,7 @@ static void addCoreToLLVM(OpPassManager &pm) {
 /// callers own every buffer they see; the deallocation pipeline that follows
 /// frees every temporary.
 static void addBufferization(OpPassManager &pm) {
-  // (After the last CSE: it would merge the fills again.)
+  // Again, after the last CSE, which merged the fills that no loop took.
   pm.addPass(createUnshareFills());
   // Copies become linalg.copy and then loops: memref.copy of strided views
   // would call memrefCopy from MLIR's runner library, a dependency compiled

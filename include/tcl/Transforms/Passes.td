@@ -92,14 +92,18 @@ def ParallelizeLeftoverOps
 def UnshareFills : Pass<"tcl-unshare-fills", "ModuleOp"> {
   let summary = "Gives every user of a shared linalg.fill a fill of its own";
   let description = [{
-    Runs just before bufferization. A `linalg.fill` of a `tensor.empty`
-    with several users (CSE merges identical fills: the zeroed accumulators
-    of a model's same-shaped matmuls, e.g. the batched matmuls of
-    Winograd's convolutions) is cloned, with its empty tensor, before each
-    user but the first. Why: bufferization gives every user that writes
-    into the fill's result a buffer of its own, filled by copying the one
-    filled buffer: ResNet-18 spent 1.5 % of a run copying zeros (fill once,
-    copy three times); now each buffer is filled once and nothing copied.
+    Runs before schedules are applied and again just before bufferization.
+    A `linalg.fill` of a `tensor.empty` with several users (CSE merges
+    identical fills: the zeroed accumulators of a model's same-shaped
+    matmuls, e.g. the batched matmuls of Winograd's convolutions) is
+    cloned, with its empty tensor, before each user but the first. Why: a
+    task anchor fuses its fill into a parallel tile level only if the fill
+    is its own (getAnchorFill), and bufferization gives every user that
+    writes into a shared fill's result a buffer of its own, filled by
+    copying the one filled buffer: ResNet-18 spent 1.5 % of a run copying
+    zeros (fill once, copy three times); now each buffer is filled once and
+    nothing is copied. The second run is needed because the clean-ups after
+    scheduling merge again the fills that no loop took.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

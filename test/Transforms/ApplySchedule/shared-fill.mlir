@@ -1,8 +1,10 @@
 // Two task anchors whose outputs start from one shared linalg.fill (CSE
-// merges identical fills): each gets a fill of its own, fused into its own
-// threads' loop (each thread zeroes its own tile), instead of one fill that
-// no loop can take and that bufferization would copy for every user.
-// RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s
+// merges identical fills): tcl-unshare-fills, which the pipeline runs
+// before applying schedules, gives each a fill of its own, which each then
+// fuses into its own threads' loop (each thread zeroes its own tile),
+// instead of one fill that no loop can take and that bufferization would
+// copy for every user.
+// RUN: tcl-opt %s --tcl-unshare-fills --tcl-apply-schedule | FileCheck %s
 
 // CHECK-LABEL: func.func @two_matmuls
 //   CHECK-NOT:   linalg.fill
