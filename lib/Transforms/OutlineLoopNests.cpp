@@ -87,16 +87,8 @@ struct Captures {
 /// node) inside, in characters any tool takes; empty if neither.
 std::string describeNest(Operation *nest) {
   std::string name;
-  nest->walk([&](Operation *inner) {
-    auto task = inner->getAttrOfType<StringAttr>(tcl::kTaskAttrName);
-    if (!task)
-      task = inner->getAttrOfType<StringAttr>(tcl::kTaskNestAttrName);
-    if (task) {
-      name = task.str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
+  if (StringAttr task = tcl::findNestTask(nest))
+    name = task.str();
   if (name.empty())
     nest->walk([&](Operation *inner) {
       inner->getLoc()->walk([&](Location loc) {
@@ -111,6 +103,23 @@ std::string describeNest(Operation *nest) {
     sanitized.push_back(llvm::isAlnum(c) || c == '.' ? c : '_');
   return sanitized;
 }
+
+} // namespace
+
+StringAttr mlir::tcl::findNestTask(Operation *nest) {
+  StringAttr task;
+  nest->walk([&](Operation *inner) {
+    for (StringRef name : {kTaskAttrName, kTaskNestAttrName})
+      if (auto tag = inner->getAttrOfType<StringAttr>(name)) {
+        task = tag;
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return task;
+}
+
+namespace {
 
 struct OutlineLoopNestsPass
     : public tcl::impl::OutlineLoopNestsBase<OutlineLoopNestsPass> {

@@ -35,20 +35,10 @@ using namespace mlir;
 
 namespace {
 
-/// The task whose schedule made `function`'s loops (tcl.task_nest, or an
-/// anchor still tagged tcl.task where a schedule made no loops); empty for
-/// leftover ops.
-std::string getTaskOf(func::FuncOp function) {
-  std::string task;
-  function.walk([&](Operation *op) {
-    for (StringRef name : {tcl::kTaskNestAttrName, tcl::kTaskAttrName})
-      if (auto tag = op->getAttrOfType<StringAttr>(name)) {
-        task = tag.str();
-        return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
-  });
-  return task;
+/// The task of `function`'s loops (findNestTask); empty for leftover ops.
+std::string getTaskName(func::FuncOp function) {
+  StringAttr task = tcl::findNestTask(function);
+  return task ? task.str() : "";
 }
 
 /// What `function` computes, for a reader who sees only its name: the
@@ -102,7 +92,7 @@ struct ProfileNestsPass
       for (func::CallOp call : calls) {
         auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
         sites += (function.getSymName() + "\t" + call.getCallee() + "\t" +
-                  getTaskOf(callee) + "\t" + describeOps(callee) + "\n")
+                  getTaskName(callee) + "\t" + describeOps(callee) + "\n")
                      .str();
       }
     }

@@ -47,6 +47,12 @@ bool isGpuThreadPrivate(Value alloc);
 inline constexpr llvm::StringLiteral kWinogradOutputAttrName =
     "tcl.winograd_output";
 
+/// The task whose schedule made the loops under `nest`: the first
+/// `tcl.task_nest` (on the loops a schedule made) or `tcl.task` (on an
+/// anchor left unscheduled) found inside; null for leftover ops. Outlined
+/// functions and profiles are named by it.
+StringAttr findNestTask(Operation *nest);
+
 /// The globals tcl-profile-nests adds (see its description): the counters,
 /// i64 [sites x 2] (ticks, calls), and the sites' text, one line a site.
 inline constexpr llvm::StringLiteral kProfileCountersSymbol =
