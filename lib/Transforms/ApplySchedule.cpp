@@ -223,6 +223,10 @@ LogicalResult mlir::tcl::applySchedule(ScheduleOp schedule, Operation *root) {
         payloadRoot, *sequence, *library, transform::TransformOptions());
     markTaskNests(payloadRoot, schedule.getTaskAttr());
     untagTaskInstances(payloadRoot);
+    // The sequence's CSE (before hoisting accumulators, over the whole
+    // function) merges identical fills again, also the ones of instances
+    // still to be scheduled: each anchor must find a fill of its own.
+    unshareFills(payloadRoot);
     if (failed(result))
       return schedule.emitOpError("failed to apply to task '")
              << schedule.getTask() << "' (see the diagnostics above)";

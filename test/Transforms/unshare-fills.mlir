@@ -28,3 +28,36 @@ func.func @two_users(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> (tensor<32
   %1 = linalg.matmul ins(%b, %a : tensor<32x32xf32>, tensor<32x32xf32>) outs(%f : tensor<32x32xf32>) -> tensor<32x32xf32>
   return %0, %1 : tensor<32x32xf32>, tensor<32x32xf32>
 }
+
+// The outputs of 1x1 convolutions computed as matmuls are fills of a
+// collapsed empty tensor: the second user gets a fill of an empty tensor of
+// its own too.
+// CHECK-LABEL: func.func @collapsed(
+//       CHECK:   %[[E0:.*]] = tensor.empty() : tensor<1x4x8x32xf32>
+//       CHECK:   %[[C0:.*]] = tensor.collapse_shape %[[E0]]
+//       CHECK:   %[[F0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[C0]] :
+//       CHECK:   linalg.matmul {{.*}}outs(%[[F0]] :
+//       CHECK:   %[[E1:.*]] = tensor.empty() : tensor<32x32xf32>
+//       CHECK:   %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] :
+//       CHECK:   linalg.matmul {{.*}}outs(%[[F1]] :
+func.func @collapsed(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> (tensor<32x32xf32>, tensor<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x8x32xf32>
+  %c = tensor.collapse_shape %e [[0, 1, 2], [3]] : tensor<1x4x8x32xf32> into tensor<32x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%c : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%f : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %1 = linalg.matmul ins(%b, %a : tensor<32x32xf32>, tensor<32x32xf32>) outs(%f : tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %0, %1 : tensor<32x32xf32>, tensor<32x32xf32>
+}
+
+// A fill of data (a function argument) is not unshared: its users read it.
+// CHECK-LABEL: func.func @filled_argument(
+//       CHECK:   linalg.fill
+//   CHECK-NOT:   linalg.fill
+func.func @filled_argument(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>, %out: tensor<32x32xf32>) -> (tensor<32x32xf32>, tensor<32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%zero : f32) outs(%out : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%f : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %1 = linalg.matmul ins(%b, %a : tensor<32x32xf32>, tensor<32x32xf32>) outs(%f : tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %0, %1 : tensor<32x32xf32>, tensor<32x32xf32>
+}

@@ -53,6 +53,12 @@ inline constexpr llvm::StringLiteral kWinogradOutputAttrName =
 /// functions and profiles are named by it.
 StringAttr findNestTask(Operation *nest);
 
+/// Gives every user of a shared linalg.fill of an empty tensor (or of a
+/// reshape of one) a fill of its own: tcl-unshare-fills, also run by
+/// tcl-apply-schedule after each task instance (its clean-up CSE merges the
+/// fills of the instances still to come).
+void unshareFills(Operation *root);
+
 /// The globals tcl-profile-nests adds (see its description): the counters,
 /// i64 [sites x 2] (ticks, calls), and the sites' text, one line a site.
 inline constexpr llvm::StringLiteral kProfileCountersSymbol =

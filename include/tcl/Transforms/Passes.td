@@ -93,10 +93,12 @@ def UnshareFills : Pass<"tcl-unshare-fills", "ModuleOp"> {
   let summary = "Gives every user of a shared linalg.fill a fill of its own";
   let description = [{
     Runs before schedules are applied and again just before bufferization.
-    A `linalg.fill` of a `tensor.empty` with several users (CSE merges
-    identical fills: the zeroed accumulators of a model's same-shaped
-    matmuls, e.g. the batched matmuls of Winograd's convolutions) is
-    cloned, with its empty tensor, before each user but the first. Why: a
+    A `linalg.fill` of a `tensor.empty` (or of a reshape of one) with
+    several users (CSE merges identical fills: the zeroed accumulators of a
+    model's same-shaped matmuls, e.g. the batched matmuls of Winograd's
+    convolutions, or the collapsed outputs of its 1x1 convolutions computed
+    as matmuls) is cloned, with an empty tensor of its own, before each user
+    but the first. Why: a
     task anchor fuses its fill into a parallel tile level only if the fill
     is its own (getAnchorFill), and bufferization gives every user that
     writes into a shared fill's result a buffer of its own, filled by
