@@ -8,7 +8,9 @@
 // NCHW->NHWC and NHWC->NCHW transposes. Between two convolutions sit
 // elementwise ops (bias, ReLU, residual add): moving the trailing transpose
 // below them lets it meet the next leading transpose, and the two compose
-// to the identity.
+// to the identity. A concatenation (a chain of insert_slices) is built in
+// the layout of its parts, a gather (Resize) reads its source through the
+// transpose's permutation and writes the layout its consumer wants.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,12 +54,43 @@ struct ComposeTransposes : public OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
-/// A transpose whose users are only transposes and generics: moving it
-/// below one of those generics does not add a transpose in the end.
+/// A transpose whose users are only transposes, generics and insert_slices
+/// (concatenations): moving it below one of those generics does not add a
+/// transpose in the end.
 static bool isMovable(linalg::TransposeOp transpose) {
   return llvm::all_of(transpose->getUsers(), [](Operation *user) {
-    return isa<linalg::TransposeOp, linalg::GenericOp>(user);
+    return isa<linalg::TransposeOp, linalg::GenericOp, tensor::InsertSliceOp>(
+        user);
   });
+}
+
+/// The inverse of a permutation: inverse[perm[d]] = d.
+static SmallVector<int64_t> invertPermutation(ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [d, p] : llvm::enumerate(perm))
+    inverse[p] = d;
+  return inverse;
+}
+
+/// The map from new loops to old loops when old loop d becomes new loop
+/// oldToNew[d]: old d_i = new d_{oldToNew[i]}.
+static AffineMap getLoopSubstitution(ArrayRef<int64_t> oldToNew,
+                                     MLIRContext *ctx) {
+  SmallVector<AffineExpr> oldInNew;
+  for (int64_t d : oldToNew)
+    oldInNew.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(oldToNew.size(), 0, oldInNew, ctx);
+}
+
+/// Renumbers the linalg.index ops of `body` after its loops moved: old loop
+/// d is new loop oldToNew[d].
+static void renumberIndexOps(Region &body, ArrayRef<int64_t> oldToNew,
+                             RewriterBase &rewriter) {
+  SmallVector<linalg::IndexOp> indices;
+  body.walk([&](linalg::IndexOp index) { indices.push_back(index); });
+  for (linalg::IndexOp index : indices)
+    rewriter.modifyOpInPlace(index,
+                             [&] { index.setDim(oldToNew[index.getDim()]); });
 }
 
 /// A generic whose full-size (identity-map) inputs are all transposes with
@@ -93,10 +126,7 @@ struct SinkTransposeThroughGeneric
     unsigned rank = perm->size();
     MLIRContext *ctx = op.getContext();
     // Old loop d is new loop P[d].
-    SmallVector<AffineExpr> oldInNew;
-    for (int64_t d : *perm)
-      oldInNew.push_back(getAffineDimExpr(d, ctx));
-    AffineMap substitution = AffineMap::get(rank, 0, oldInNew, ctx);
+    AffineMap substitution = getLoopSubstitution(*perm, ctx);
 
     SmallVector<AffineMap> maps;
     for (OpOperand *input : op.getDpsInputOperands()) {
@@ -131,6 +161,7 @@ struct SinkTransposeThroughGeneric
         maps, iterators);
     rewriter.inlineRegionBefore(op.getRegion(), moved.getRegion(),
                                 moved.getRegion().begin());
+    renumberIndexOps(moved.getRegion(), *perm, rewriter);
     moved->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     if (!elementwise) {
       rewriter.replaceOp(op, moved.getResults());
@@ -142,11 +173,158 @@ struct SinkTransposeThroughGeneric
   }
 };
 
+/// tensor.extract from a transpose reads its source: element i of
+/// transpose(x, P) is element j of x with j[P[d]] = i[d]. A gather (the
+/// generic of a Resize) then no longer needs its source transposed.
+struct ExtractThroughTranspose : public OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractOp extract,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = extract.getTensor().getDefiningOp<linalg::TransposeOp>();
+    if (!transpose)
+      return failure();
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    SmallVector<Value> indices(perm.size());
+    for (auto [d, index] : llvm::enumerate(extract.getIndices()))
+      indices[perm[d]] = index;
+    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(
+        extract, transpose.getInput(), indices);
+    return success();
+  }
+};
+
+/// transpose(G) for an all-parallel generic G that reads no full-size input
+/// elementwise (a gather, a broadcast: SinkTransposeThroughGeneric has
+/// nothing to move through) and whose only user is the transpose: G's loops
+/// are permuted so that it writes the transposed layout itself. Result dim
+/// j of the transpose is G's loop Q[j]: old loop d becomes new loop
+/// Q^-1[d].
+struct WriteTransposedLayout : public OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp transpose,
+                                PatternRewriter &rewriter) const override {
+    auto op = transpose.getInput().getDefiningOp<linalg::GenericOp>();
+    if (!op || op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
+        !op->hasOneUse() || op.getNumReductionLoops() != 0)
+      return failure();
+    OpOperand *init = op.getDpsInitOperand(0);
+    if (!op.getMatchingIndexingMap(init).isIdentity() ||
+        op.payloadUsesValueFromOperand(init))
+      return failure();
+    if (llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+          return op.getMatchingIndexingMap(input).isIdentity();
+        }))
+      return failure();
+    SmallVector<int64_t> oldToNew =
+        invertPermutation(transpose.getPermutation());
+    AffineMap substitution = getLoopSubstitution(oldToNew, op.getContext());
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : op.getDpsInputOperands())
+      maps.push_back(op.getMatchingIndexingMap(input).compose(substitution));
+    unsigned rank = oldToNew.size();
+    maps.push_back(AffineMap::getMultiDimIdentityMap(rank, op.getContext()));
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto moved = rewriter.create<linalg::GenericOp>(
+        op.getLoc(), TypeRange{transpose.getInit().getType()},
+        op.getDpsInputs(), ValueRange{transpose.getInit()}, maps, iterators);
+    rewriter.inlineRegionBefore(op.getRegion(), moved.getRegion(),
+                                moved.getRegion().begin());
+    renumberIndexOps(moved.getRegion(), oldToNew, rewriter);
+    moved->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.replaceOp(transpose, moved.getResults());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A concatenation (insert_slices into an empty tensor) of transposes with
+/// one permutation P is built from their sources and transposed once:
+/// insert_slice(transpose(a, P), dest) -> transpose(insert_slice(a, dest'),
+/// P), where dest' is an empty tensor or the source of dest = transpose(d,
+/// P) (the chain's previous step). A part that is not a transpose, inserted
+/// into such a chain, is transposed by P^-1 first. The transpose after the
+/// chain then meets the next consumer's (UNet: the skip connection's
+/// concatenation between two channels-last convolutions).
+struct SinkTransposeThroughInsertSlice
+    : public OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp insert,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType destType = insert.getDestType();
+    if (insert.getSourceType().getRank() != destType.getRank() ||
+        !destType.hasStaticShape())
+      return failure();
+    auto sourceTranspose =
+        insert.getSource().getDefiningOp<linalg::TransposeOp>();
+    auto destTranspose = insert.getDest().getDefiningOp<linalg::TransposeOp>();
+    bool destEmpty =
+        insert.getDest().getDefiningOp<tensor::EmptyOp>() != nullptr;
+    if (destTranspose && !destTranspose->hasOneUse())
+      destTranspose = nullptr;
+    std::optional<SmallVector<int64_t>> perm;
+    if (destTranspose)
+      perm = SmallVector<int64_t>(destTranspose.getPermutation());
+    else if (sourceTranspose && destEmpty)
+      perm = SmallVector<int64_t>(sourceTranspose.getPermutation());
+    else
+      return failure();
+    if (sourceTranspose && sourceTranspose.getPermutation() != ArrayRef(*perm))
+      sourceTranspose = nullptr;
+
+    Location loc = insert.getLoc();
+    // Dim d of the transposed (old) tensors is dim P[d] of the sources.
+    auto permute = [&](ArrayRef<OpFoldResult> values) {
+      SmallVector<OpFoldResult> permuted(values.size());
+      for (auto [d, value] : llvm::enumerate(values))
+        permuted[(*perm)[d]] = value;
+      return permuted;
+    };
+    auto permuteShape = [&](ArrayRef<int64_t> shape) {
+      SmallVector<int64_t> permuted(shape.size());
+      for (auto [d, size] : llvm::enumerate(shape))
+        permuted[(*perm)[d]] = size;
+      return permuted;
+    };
+    Type elementType = destType.getElementType();
+    Value source;
+    if (sourceTranspose) {
+      source = sourceTranspose.getInput();
+    } else {
+      RankedTensorType sourceType = insert.getSourceType();
+      if (!sourceType.hasStaticShape())
+        return failure();
+      Value empty = rewriter.create<tensor::EmptyOp>(
+          loc, permuteShape(sourceType.getShape()), elementType);
+      source = rewriter
+                   .create<linalg::TransposeOp>(loc, insert.getSource(), empty,
+                                                invertPermutation(*perm))
+                   ->getResult(0);
+    }
+    Value dest;
+    if (destTranspose)
+      dest = destTranspose.getInput();
+    else
+      dest = rewriter.create<tensor::EmptyOp>(
+          loc, permuteShape(destType.getShape()), elementType);
+    Value inserted = rewriter.create<tensor::InsertSliceOp>(
+        loc, source, dest, permute(insert.getMixedOffsets()),
+        permute(insert.getMixedSizes()), permute(insert.getMixedStrides()));
+    Value result =
+        rewriter.create<tensor::EmptyOp>(loc, destType.getShape(), elementType);
+    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(insert, inserted, result,
+                                                     *perm);
+    return success();
+  }
+};
+
 struct PropagateLayoutPass
     : public mlir::tcl::impl::PropagateLayoutBase<PropagateLayoutPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ComposeTransposes, SinkTransposeThroughGeneric>(&getContext());
+    patterns.add<ComposeTransposes, SinkTransposeThroughGeneric,
+                 ExtractThroughTranspose, WriteTransposedLayout,
+                 SinkTransposeThroughInsertSlice>(&getContext());
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -82,3 +82,86 @@ func.func @mixed(%x: tensor<2x3x4x5xf32>, %y: tensor<2x4x5x3xf32>) -> tensor<2x5
   } -> tensor<2x5x3x4xf32>
   return %sum : tensor<2x5x3x4xf32>
 }
+
+// A concatenation over channels (NCHW dim 1) of two channels-last results,
+// between two channels-last consumers: it is built in NHWC (dim 3) and no
+// transpose is left.
+// CHECK-LABEL: func.func @concat
+// CHECK-SAME: (%[[A:.*]]: tensor<1x8x8x16xf32>, %[[B:.*]]: tensor<1x8x8x8xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x8x8x24xf32>
+// CHECK: %[[I0:.*]] = tensor.insert_slice %[[A]] into %[[E]][0, 0, 0, 0] [1, 8, 8, 16] [1, 1, 1, 1]
+// CHECK: %[[I1:.*]] = tensor.insert_slice %[[B]] into %[[I0]][0, 0, 0, 16] [1, 8, 8, 8] [1, 1, 1, 1]
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[I1]]
+func.func @concat(%a: tensor<1x8x8x16xf32>, %b: tensor<1x8x8x8xf32>) -> tensor<1x8x8x24xf32> {
+  %ea = tensor.empty() : tensor<1x16x8x8xf32>
+  %at = linalg.transpose ins(%a : tensor<1x8x8x16xf32>) outs(%ea : tensor<1x16x8x8xf32>) permutation = [0, 3, 1, 2]
+  %eb = tensor.empty() : tensor<1x8x8x8xf32>
+  %bt = linalg.transpose ins(%b : tensor<1x8x8x8xf32>) outs(%eb : tensor<1x8x8x8xf32>) permutation = [0, 3, 1, 2]
+  %e = tensor.empty() : tensor<1x24x8x8xf32>
+  %i0 = tensor.insert_slice %at into %e[0, 0, 0, 0] [1, 16, 8, 8] [1, 1, 1, 1] : tensor<1x16x8x8xf32> into tensor<1x24x8x8xf32>
+  %i1 = tensor.insert_slice %bt into %i0[0, 16, 0, 0] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> into tensor<1x24x8x8xf32>
+  %eo = tensor.empty() : tensor<1x8x8x24xf32>
+  %back = linalg.transpose ins(%i1 : tensor<1x24x8x8xf32>) outs(%eo : tensor<1x8x8x24xf32>) permutation = [0, 2, 3, 1]
+  return %back : tensor<1x8x8x24xf32>
+}
+
+// A part that is not a transpose (an NCHW argument) is transposed to NHWC
+// on its own: one transpose of 8 channels instead of two of 24.
+// CHECK-LABEL: func.func @concat_nchw_part
+// CHECK-SAME: (%[[A:.*]]: tensor<1x8x8x16xf32>, %[[B:.*]]: tensor<1x8x8x8xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[I0:.*]] = tensor.insert_slice %[[A]] into %{{.*}}[0, 0, 0, 0] [1, 8, 8, 16] [1, 1, 1, 1]
+// CHECK: %[[BT:.*]] = linalg.transpose ins(%[[B]] : tensor<1x8x8x8xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK: %[[I1:.*]] = tensor.insert_slice %[[BT]] into %[[I0]][0, 0, 0, 16] [1, 8, 8, 8] [1, 1, 1, 1]
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[I1]]
+func.func @concat_nchw_part(%a: tensor<1x8x8x16xf32>, %b: tensor<1x8x8x8xf32>) -> tensor<1x8x8x24xf32> {
+  %ea = tensor.empty() : tensor<1x16x8x8xf32>
+  %at = linalg.transpose ins(%a : tensor<1x8x8x16xf32>) outs(%ea : tensor<1x16x8x8xf32>) permutation = [0, 3, 1, 2]
+  %e = tensor.empty() : tensor<1x24x8x8xf32>
+  %i0 = tensor.insert_slice %at into %e[0, 0, 0, 0] [1, 16, 8, 8] [1, 1, 1, 1] : tensor<1x16x8x8xf32> into tensor<1x24x8x8xf32>
+  %i1 = tensor.insert_slice %b into %i0[0, 16, 0, 0] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> into tensor<1x24x8x8xf32>
+  %eo = tensor.empty() : tensor<1x8x8x24xf32>
+  %back = linalg.transpose ins(%i1 : tensor<1x24x8x8xf32>) outs(%eo : tensor<1x8x8x24xf32>) permutation = [0, 2, 3, 1]
+  return %back : tensor<1x8x8x24xf32>
+}
+
+// A nearest-neighbour Resize (a gather through tensor.extract) of an NCHW
+// view of a channels-last result, read by a channels-last consumer: it
+// reads the NHWC source and writes NHWC, its loops (and their linalg.index)
+// permuted; no transpose is left.
+// CHECK-LABEL: func.func @resize
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x4x3xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x8x8x3xf32>)
+// CHECK: %[[N:.*]] = linalg.index 0
+// CHECK: %[[C:.*]] = linalg.index 3
+// CHECK: %[[H:.*]] = linalg.index 1
+// CHECK: %[[W:.*]] = linalg.index 2
+// CHECK: %[[H2:.*]] = arith.divui %[[H]]
+// CHECK: %[[W2:.*]] = arith.divui %[[W]]
+// CHECK: tensor.extract %[[X]][%[[N]], %[[H2]], %[[W2]], %[[C]]] : tensor<1x4x4x3xf32>
+// CHECK-NOT: linalg.transpose
+func.func @resize(%x: tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32> {
+  %ex = tensor.empty() : tensor<1x3x4x4xf32>
+  %xt = linalg.transpose ins(%x : tensor<1x4x4x3xf32>) outs(%ex : tensor<1x3x4x4xf32>) permutation = [0, 3, 1, 2]
+  %e = tensor.empty() : tensor<1x3x8x8xf32>
+  %two = arith.constant 2 : index
+  %up = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%e : tensor<1x3x8x8xf32>) {
+  ^bb0(%out: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %h = linalg.index 2 : index
+    %w = linalg.index 3 : index
+    %h2 = arith.divui %h, %two : index
+    %w2 = arith.divui %w, %two : index
+    %v = tensor.extract %xt[%n, %c, %h2, %w2] : tensor<1x3x4x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<1x3x8x8xf32>
+  %eo = tensor.empty() : tensor<1x8x8x3xf32>
+  %back = linalg.transpose ins(%up : tensor<1x3x8x8xf32>) outs(%eo : tensor<1x8x8x3xf32>) permutation = [0, 2, 3, 1]
+  return %back : tensor<1x8x8x3xf32>
+}
