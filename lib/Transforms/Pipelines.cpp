@@ -95,6 +95,7 @@ static void addBufferization(OpPassManager &pm) {
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
+  pm.addPass(createWriteIntoConsumers());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   // Loops carry their output buffer as an iteration argument they yield
   // unchanged; folding those lets a function return the buffer it

@@ -111,6 +111,23 @@ def UnshareFills : Pass<"tcl-unshare-fills", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def WriteIntoConsumers : Pass<"tcl-write-into-consumers", "ModuleOp"> {
+  let summary = "Computes the operands of pads and concatenations in place";
+  let description = [{
+    Runs just before one-shot bufferization. A leftover `tensor.pad` (a
+    convolution's padded input that its tiles do not fold) becomes a fill of
+    the padded shape and a `tensor.insert_slice` of its source; then every
+    insert_slice (also a concatenation's) whose source was computed into a
+    `tensor.empty` (through the loops of a task's nest) has it computed into
+    the destination's slice instead (MLIR's empty tensor elimination). Why:
+    bufferization copied each such source into its place, a pass over the
+    tensor that the producer's own writes make unnecessary.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def ReorderLeftoverTransposes
     : Pass<"tcl-reorder-leftover-transposes", "::mlir::func::FuncOp"> {
   let summary = "Orders a leftover transpose's loops so the innermost reads "
