@@ -54,12 +54,13 @@ struct ComposeTransposes : public OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
-/// A transpose whose users are only transposes, generics and insert_slices
-/// (concatenations): moving it below one of those generics does not add a
-/// transpose in the end.
+/// A transpose whose users are only ops it can move below (transposes,
+/// generics, concatenations' insert_slices, pads, reshapes): moving it below
+/// one of them does not add a transpose in the end.
 static bool isMovable(linalg::TransposeOp transpose) {
   return llvm::all_of(transpose->getUsers(), [](Operation *user) {
-    return isa<linalg::TransposeOp, linalg::GenericOp, tensor::InsertSliceOp>(
+    return isa<linalg::TransposeOp, linalg::GenericOp, tensor::InsertSliceOp,
+               tensor::PadOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
         user);
   });
 }
@@ -318,13 +319,153 @@ struct SinkTransposeThroughInsertSlice
   }
 };
 
+/// pad(transpose(x, P)) -> transpose(pad(x), P) with the padding of dim d
+/// on dim P[d] (a 1-D convolution's causal padding, between the transposes
+/// around its channels-last 2-D form). Only for a pad that feeds layout ops
+/// (reshapes, transposes): a pad that a convolution reads stays next to it,
+/// where its tiles fold it.
+struct SinkTransposeThroughPad : public OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::PadOp pad,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = pad.getSource().getDefiningOp<linalg::TransposeOp>();
+    Value padding = pad.getConstantPaddingValue();
+    if (!transpose || !isMovable(transpose) || !padding || pad.getNofold() ||
+        !pad.getResultType().hasStaticShape())
+      return failure();
+    if (!llvm::all_of(pad->getUsers(), [](Operation *user) {
+          return isa<linalg::TransposeOp, tensor::ExpandShapeOp,
+                     tensor::CollapseShapeOp>(user);
+        }))
+      return failure();
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    SmallVector<OpFoldResult> low(perm.size()), high(perm.size());
+    for (auto [d, p] : llvm::enumerate(perm)) {
+      low[p] = pad.getMixedLowPad()[d];
+      high[p] = pad.getMixedHighPad()[d];
+    }
+    Location loc = pad.getLoc();
+    auto padded = rewriter.create<tensor::PadOp>(
+        loc, /*resultType=*/Type(), transpose.getInput(), low, high, padding);
+    Value init =
+        rewriter.create<tensor::EmptyOp>(loc, pad.getResultType().getShape(),
+                                         pad.getResultType().getElementType());
+    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(pad, padded.getResult(),
+                                                     init, perm);
+    return success();
+  }
+};
+
+/// collapse_shape(transpose(x, P)) -> transpose(collapse_shape(x), P') where
+/// each group of collapsed dims comes from consecutive dims of x, in order
+/// (NCHW with H = 1 -> NCW, the view of a 1-D convolution's result).
+struct SinkTransposeThroughCollapse
+    : public OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = collapse.getSrc().getDefiningOp<linalg::TransposeOp>();
+    if (!transpose || !isMovable(transpose) ||
+        !collapse.getResultType().hasStaticShape())
+      return failure();
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    // Group k reads the dims of x starting at firstSource[k].
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    SmallVector<int64_t> firstSource;
+    for (const ReassociationIndices &group : groups) {
+      for (auto [i, d] : llvm::enumerate(group))
+        if (perm[d] != perm[group.front()] + static_cast<int64_t>(i))
+          return failure();
+      firstSource.push_back(perm[group.front()]);
+    }
+    // The groups in the order of x's dims.
+    SmallVector<int64_t> order =
+        llvm::to_vector(llvm::seq<int64_t>(0, groups.size()));
+    llvm::sort(order, [&](int64_t a, int64_t b) {
+      return firstSource[a] < firstSource[b];
+    });
+    SmallVector<ReassociationIndices> sourceGroups;
+    SmallVector<int64_t> newPerm(groups.size());
+    for (auto [position, k] : llvm::enumerate(order)) {
+      ReassociationIndices run;
+      for (size_t i = 0; i < groups[k].size(); ++i)
+        run.push_back(firstSource[k] + i);
+      sourceGroups.push_back(run);
+      newPerm[k] = position;
+    }
+    Location loc = collapse.getLoc();
+    Value collapsed = rewriter.create<tensor::CollapseShapeOp>(
+        loc, transpose.getInput(), sourceGroups);
+    RankedTensorType type = collapse.getResultType();
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                  type.getElementType());
+    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(collapse, collapsed, init,
+                                                     newPerm);
+    return success();
+  }
+};
+
+/// expand_shape(transpose(y, P)) -> transpose(expand_shape(y), P'): dim d of
+/// the transpose, which is y's dim P[d], expands into the same sizes, now
+/// in y's order (NCW -> NCHW with H = 1 before a 1-D convolution's
+/// channels-last 2-D form).
+struct SinkTransposeThroughExpand
+    : public OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = expand.getSrc().getDefiningOp<linalg::TransposeOp>();
+    RankedTensorType type = expand.getResultType();
+    if (!transpose || !isMovable(transpose) || !type.hasStaticShape())
+      return failure();
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    SmallVector<int64_t> inverse = invertPermutation(perm);
+    SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+    // y's dim j expands like the transpose's dim inverse[j]; offset[j] is
+    // where its group starts in the new expanded tensor.
+    SmallVector<ReassociationIndices> sourceGroups;
+    SmallVector<int64_t> shape, offset(perm.size());
+    for (auto [j, d] : llvm::enumerate(inverse)) {
+      offset[j] = shape.size();
+      ReassociationIndices run;
+      for (int64_t k : groups[d]) {
+        run.push_back(shape.size());
+        shape.push_back(type.getDimSize(k));
+      }
+      sourceGroups.push_back(run);
+    }
+    SmallVector<int64_t> newPerm(type.getRank());
+    for (auto [d, group] : llvm::enumerate(groups))
+      for (auto [i, k] : llvm::enumerate(group))
+        newPerm[k] = offset[perm[d]] + i;
+    Location loc = expand.getLoc();
+    Value expanded = rewriter.create<tensor::ExpandShapeOp>(
+        loc, RankedTensorType::get(shape, type.getElementType()),
+        transpose.getInput(), sourceGroups);
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                  type.getElementType());
+    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(expand, expanded, init,
+                                                     newPerm);
+    return success();
+  }
+};
+
 struct PropagateLayoutPass
     : public mlir::tcl::impl::PropagateLayoutBase<PropagateLayoutPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ComposeTransposes, SinkTransposeThroughGeneric,
                  ExtractThroughTranspose, WriteTransposedLayout,
-                 SinkTransposeThroughInsertSlice>(&getContext());
+                 SinkTransposeThroughInsertSlice, SinkTransposeThroughPad,
+                 SinkTransposeThroughCollapse, SinkTransposeThroughExpand>(
+        &getContext());
+    // The importer reshapes through a flat vector (collapse to 1-D, then
+    // expand); composed, the reshapes only drop or add unit dims, which
+    // the transposes move through.
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
+                                                         &getContext());
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

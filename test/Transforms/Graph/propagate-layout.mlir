@@ -165,3 +165,52 @@ func.func @resize(%x: tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32> {
   %back = linalg.transpose ins(%up : tensor<1x3x8x8xf32>) outs(%eo : tensor<1x8x8x3xf32>) permutation = [0, 2, 3, 1]
   return %back : tensor<1x8x8x3xf32>
 }
+
+// A 1-D convolution's causal padding between two channels-last 1-D
+// convolutions (each a 2-D one with H = 1): NWC -> NCW (a transpose and a
+// collapse of H), pad W, NCW -> NWC (an expand of H and a transpose). The
+// transposes move through the reshapes and the pad and cancel: the padding
+// is of the channels-last view. The importer's reshapes (through a flat
+// vector) compose first.
+// CHECK-LABEL: func.func @conv1d_padding
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1x64x16xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[NWC:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1, 2], [3]] : tensor<1x1x64x16xf32> into tensor<1x64x16xf32>
+// CHECK: %[[P:.*]] = tensor.pad %[[NWC]] low[0, 2, 0] high[0, 0, 0]
+// CHECK: %[[NHWC:.*]] = tensor.expand_shape %[[P]] {{\[}}[0], [1, 2], [3]] output_shape [1, 1, 66, 16]
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[NHWC]]
+func.func @conv1d_padding(%x: tensor<1x1x64x16xf32>) -> tensor<1x1x66x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<1x16x1x64xf32>
+  %t = linalg.transpose ins(%x : tensor<1x1x64x16xf32>) outs(%e0 : tensor<1x16x1x64xf32>) permutation = [0, 3, 1, 2]
+  %flat = tensor.collapse_shape %t [[0, 1, 2, 3]] : tensor<1x16x1x64xf32> into tensor<1024xf32>
+  %ncw = tensor.expand_shape %flat [[0, 1, 2]] output_shape [1, 16, 64] : tensor<1024xf32> into tensor<1x16x64xf32>
+  %p = tensor.pad %ncw low[0, 0, 2] high[0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x64xf32> to tensor<1x16x66xf32>
+  %nchw = tensor.expand_shape %p [[0], [1], [2, 3]] output_shape [1, 16, 1, 66] : tensor<1x16x66xf32> into tensor<1x16x1x66xf32>
+  %e1 = tensor.empty() : tensor<1x1x66x16xf32>
+  %back = linalg.transpose ins(%nchw : tensor<1x16x1x66xf32>) outs(%e1 : tensor<1x1x66x16xf32>) permutation = [0, 2, 3, 1]
+  return %back : tensor<1x1x66x16xf32>
+}
+
+// A pad that a convolution reads keeps its place next to it (its tiles
+// fold the padding): the transpose stays above the pad.
+// CHECK-LABEL: func.func @padded_convolution_input
+// CHECK: %[[T:.*]] = linalg.transpose
+// CHECK: tensor.pad %[[T]]
+func.func @padded_convolution_input(%x: tensor<1x3x8x8xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<1x8x8x3xf32>
+  %t = linalg.transpose ins(%x : tensor<1x3x8x8xf32>) outs(%e0 : tensor<1x8x8x3xf32>) permutation = [0, 2, 3, 1]
+  %p = tensor.pad %t low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x3xf32> to tensor<1x10x10x3xf32>
+  %e1 = tensor.empty() : tensor<1x8x8x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  %c = linalg.conv_2d_nhwc_hwcf ins(%p, %w : tensor<1x10x10x3xf32>, tensor<3x3x3x4xf32>) outs(%f : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  return %c : tensor<1x8x8x4xf32>
+}
