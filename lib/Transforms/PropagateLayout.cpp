@@ -10,7 +10,9 @@
 // below them lets it meet the next leading transpose, and the two compose
 // to the identity. A concatenation (a chain of insert_slices) is built in
 // the layout of its parts, a gather (Resize) reads its source through the
-// transpose's permutation and writes the layout its consumer wants.
+// transpose's permutation and writes the layout its consumer wants, and the
+// NCW views and causal pads between 1-D convolutions (2-D ones with H = 1)
+// let the transposes through.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -63,14 +66,6 @@ static bool isMovable(linalg::TransposeOp transpose) {
                tensor::PadOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
         user);
   });
-}
-
-/// The inverse of a permutation: inverse[perm[d]] = d.
-static SmallVector<int64_t> invertPermutation(ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> inverse(perm.size());
-  for (auto [d, p] : llvm::enumerate(perm))
-    inverse[p] = d;
-  return inverse;
 }
 
 /// The map from new loops to old loops when old loop d becomes new loop
@@ -184,10 +179,9 @@ struct ExtractThroughTranspose : public OpRewritePattern<tensor::ExtractOp> {
     auto transpose = extract.getTensor().getDefiningOp<linalg::TransposeOp>();
     if (!transpose)
       return failure();
-    ArrayRef<int64_t> perm = transpose.getPermutation();
-    SmallVector<Value> indices(perm.size());
-    for (auto [d, index] : llvm::enumerate(extract.getIndices()))
-      indices[perm[d]] = index;
+    SmallVector<Value> indices =
+        applyPermutation(llvm::to_vector(extract.getIndices()),
+                         invertPermutationVector(transpose.getPermutation()));
     rewriter.replaceOpWithNewOp<tensor::ExtractOp>(
         extract, transpose.getInput(), indices);
     return success();
@@ -217,7 +211,7 @@ struct WriteTransposedLayout : public OpRewritePattern<linalg::TransposeOp> {
         }))
       return failure();
     SmallVector<int64_t> oldToNew =
-        invertPermutation(transpose.getPermutation());
+        invertPermutationVector(transpose.getPermutation());
     AffineMap substitution = getLoopSubstitution(oldToNew, op.getContext());
     SmallVector<AffineMap> maps;
     for (OpOperand *input : op.getDpsInputOperands())
@@ -274,18 +268,11 @@ struct SinkTransposeThroughInsertSlice
       sourceTranspose = nullptr;
 
     Location loc = insert.getLoc();
-    // Dim d of the transposed (old) tensors is dim P[d] of the sources.
-    auto permute = [&](ArrayRef<OpFoldResult> values) {
-      SmallVector<OpFoldResult> permuted(values.size());
-      for (auto [d, value] : llvm::enumerate(values))
-        permuted[(*perm)[d]] = value;
-      return permuted;
-    };
-    auto permuteShape = [&](ArrayRef<int64_t> shape) {
-      SmallVector<int64_t> permuted(shape.size());
-      for (auto [d, size] : llvm::enumerate(shape))
-        permuted[(*perm)[d]] = size;
-      return permuted;
+    // Dim d of the transposed (old) tensors is dim P[d] of the sources: the
+    // sources' dims are the old ones in the order of P^-1.
+    SmallVector<int64_t> inverse = invertPermutationVector(*perm);
+    auto permute = [&](auto values) {
+      return applyPermutation(ArrayRef(values), inverse);
     };
     Type elementType = destType.getElementType();
     Value source;
@@ -296,18 +283,18 @@ struct SinkTransposeThroughInsertSlice
       if (!sourceType.hasStaticShape())
         return failure();
       Value empty = rewriter.create<tensor::EmptyOp>(
-          loc, permuteShape(sourceType.getShape()), elementType);
+          loc, permute(sourceType.getShape()), elementType);
       source = rewriter
                    .create<linalg::TransposeOp>(loc, insert.getSource(), empty,
-                                                invertPermutation(*perm))
+                                                invertPermutationVector(*perm))
                    ->getResult(0);
     }
     Value dest;
     if (destTranspose)
       dest = destTranspose.getInput();
     else
-      dest = rewriter.create<tensor::EmptyOp>(
-          loc, permuteShape(destType.getShape()), elementType);
+      dest = rewriter.create<tensor::EmptyOp>(loc, permute(destType.getShape()),
+                                              elementType);
     Value inserted = rewriter.create<tensor::InsertSliceOp>(
         loc, source, dest, permute(insert.getMixedOffsets()),
         permute(insert.getMixedSizes()), permute(insert.getMixedStrides()));
@@ -339,11 +326,11 @@ struct SinkTransposeThroughPad : public OpRewritePattern<tensor::PadOp> {
         }))
       return failure();
     ArrayRef<int64_t> perm = transpose.getPermutation();
-    SmallVector<OpFoldResult> low(perm.size()), high(perm.size());
-    for (auto [d, p] : llvm::enumerate(perm)) {
-      low[p] = pad.getMixedLowPad()[d];
-      high[p] = pad.getMixedHighPad()[d];
-    }
+    SmallVector<int64_t> inverse = invertPermutationVector(perm);
+    SmallVector<OpFoldResult> low =
+        applyPermutation(pad.getMixedLowPad(), inverse);
+    SmallVector<OpFoldResult> high =
+        applyPermutation(pad.getMixedHighPad(), inverse);
     Location loc = pad.getLoc();
     auto padded = rewriter.create<tensor::PadOp>(
         loc, /*resultType=*/Type(), transpose.getInput(), low, high, padding);
@@ -420,7 +407,7 @@ struct SinkTransposeThroughExpand
     if (!transpose || !isMovable(transpose) || !type.hasStaticShape())
       return failure();
     ArrayRef<int64_t> perm = transpose.getPermutation();
-    SmallVector<int64_t> inverse = invertPermutation(perm);
+    SmallVector<int64_t> inverse = invertPermutationVector(perm);
     SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
     // y's dim j expands like the transpose's dim inverse[j]; offset[j] is
     // where its group starts in the new expanded tensor.
