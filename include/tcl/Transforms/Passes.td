@@ -114,18 +114,27 @@ def UnshareFills : Pass<"tcl-unshare-fills", "ModuleOp"> {
 def WriteIntoConsumers : Pass<"tcl-write-into-consumers", "ModuleOp"> {
   let summary = "Computes the operands of pads and concatenations in place";
   let description = [{
-    Runs just before one-shot bufferization. A leftover `tensor.pad` (a
-    convolution's padded input that its tiles do not fold) becomes a fill of
-    the padded shape and a `tensor.insert_slice` of its source; then every
-    insert_slice (also a concatenation's) whose source was computed into a
-    `tensor.empty` (through the loops of a task's nest) has it computed into
-    the destination's slice instead (MLIR's empty tensor elimination). Why:
-    bufferization copied each such source into its place, a pass over the
-    tensor that the producer's own writes make unnecessary.
+    Runs just before one-shot bufferization, on the ops of a function's body
+    (not inside loop nests). A `tensor.pad` with a constant padding value
+    becomes a fill of the padded shape, placed as early as its operands
+    allow, and insert_slices of its source (or of the parts of the
+    concatenation it pads) at their offsets plus the low padding; a
+    concatenation (insert_slices into a `tensor.empty`, which moves to the
+    start of the block) keeps its insert_slices. Each part that was computed
+    into a `tensor.empty` (through loops' inits, destination-style ops'
+    inits and at most one expand_shape, no value on the way read by anything
+    else) is computed into its slice instead: the empty tensor becomes that
+    slice, collapsed like the expand_shape where the slice spans the inner
+    dims of each group (a 1x1 convolution computed as a matmul over pixels
+    writes into its channels of a concatenation, not into the middle of a
+    padded image). Its insert_slice then bufferizes to nothing. Why: each
+    pad and concatenation copied its operands into a new buffer (UNet:
+    concatenated, then copied again into the padded buffer of the next
+    convolution). A pad whose source stays elsewhere is left as it is.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
-                           "::mlir::bufferization::BufferizationDialect"];
+                           "::mlir::affine::AffineDialect"];
 }
 
 def ReorderLeftoverTransposes
