@@ -89,6 +89,16 @@ static void renumberIndexOps(Region &body, ArrayRef<int64_t> oldToNew,
                              [&] { index.setDim(oldToNew[index.getDim()]); });
 }
 
+/// Replaces `op` by transpose(input, perm) into a new empty tensor of op's
+/// result type.
+static void replaceWithTranspose(PatternRewriter &rewriter, Operation *op,
+                                 Value input, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  Value init = rewriter.create<tensor::EmptyOp>(op->getLoc(), type.getShape(),
+                                                type.getElementType());
+  rewriter.replaceOpWithNewOp<linalg::TransposeOp>(op, input, init, perm);
+}
+
 /// A generic whose full-size (identity-map) inputs are all transposes with
 /// one permutation P is computed on the transposes' sources instead: loop d
 /// of the old domain becomes loop P[d]. An all-parallel generic then writes
@@ -298,10 +308,7 @@ struct SinkTransposeThroughInsertSlice
     Value inserted = rewriter.create<tensor::InsertSliceOp>(
         loc, source, dest, permute(insert.getMixedOffsets()),
         permute(insert.getMixedSizes()), permute(insert.getMixedStrides()));
-    Value result =
-        rewriter.create<tensor::EmptyOp>(loc, destType.getShape(), elementType);
-    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(insert, inserted, result,
-                                                     *perm);
+    replaceWithTranspose(rewriter, insert, inserted, *perm);
     return success();
   }
 };
@@ -334,11 +341,7 @@ struct SinkTransposeThroughPad : public OpRewritePattern<tensor::PadOp> {
     Location loc = pad.getLoc();
     auto padded = rewriter.create<tensor::PadOp>(
         loc, /*resultType=*/Type(), transpose.getInput(), low, high, padding);
-    Value init =
-        rewriter.create<tensor::EmptyOp>(loc, pad.getResultType().getShape(),
-                                         pad.getResultType().getElementType());
-    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(pad, padded.getResult(),
-                                                     init, perm);
+    replaceWithTranspose(rewriter, pad, padded.getResult(), perm);
     return success();
   }
 };
@@ -385,10 +388,7 @@ struct SinkTransposeThroughCollapse
     Value collapsed = rewriter.create<tensor::CollapseShapeOp>(
         loc, transpose.getInput(), sourceGroups);
     RankedTensorType type = collapse.getResultType();
-    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
-                                                  type.getElementType());
-    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(collapse, collapsed, init,
-                                                     newPerm);
+    replaceWithTranspose(rewriter, collapse, collapsed, newPerm);
     return success();
   }
 };
@@ -430,10 +430,7 @@ struct SinkTransposeThroughExpand
     Value expanded = rewriter.create<tensor::ExpandShapeOp>(
         loc, RankedTensorType::get(shape, type.getElementType()),
         transpose.getInput(), sourceGroups);
-    Value init = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
-                                                  type.getElementType());
-    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(expand, expanded, init,
-                                                     newPerm);
+    replaceWithTranspose(rewriter, expand, expanded, newPerm);
     return success();
   }
 };

@@ -108,6 +108,23 @@ static bool computeIntoSlice(const EmptyDestination &destination, Value base,
   return true;
 }
 
+/// Has `part`, inserted into `base` at [offsets, sizes, strides], computed
+/// in its place where it was computed into an empty tensor that nothing
+/// else reads (computeIntoSlice). False where it stays a copy.
+static bool computePartInPlace(Value part, Value base,
+                               ArrayRef<OpFoldResult> offsets,
+                               ArrayRef<OpFoldResult> sizes,
+                               ArrayRef<OpFoldResult> strides,
+                               DominanceInfo &dominance) {
+  if (!llvm::all_of(strides, [](OpFoldResult stride) {
+        return isConstantIntValue(stride, 1);
+      }))
+    return false;
+  std::optional<EmptyDestination> destination = findEmptyDestination(part);
+  return destination &&
+         computeIntoSlice(*destination, base, offsets, sizes, dominance);
+}
+
 /// The insert_slices of a concatenation that ends in `value`, first to
 /// last: a chain of insert_slices, each result used only by the next as its
 /// destination, into a tensor.empty. Empty where `value` is none.
@@ -190,16 +207,9 @@ static void computeIntoPadding(tensor::PadOp pad, DominanceInfo &dominance) {
                        insert.getMixedSizes(), insert.getMixedStrides()});
   }
   bool inPlace = false;
-  for (const Part &part : parts) {
-    bool unitStrides = llvm::all_of(part.strides, [](OpFoldResult stride) {
-      return isConstantIntValue(stride, 1);
-    });
-    if (std::optional<EmptyDestination> destination =
-            findEmptyDestination(part.value);
-        destination && unitStrides)
-      inPlace |= computeIntoSlice(*destination, base, part.offsets, part.sizes,
-                                  dominance);
-  }
+  for (const Part &part : parts)
+    inPlace |= computePartInPlace(part.value, base, part.offsets, part.sizes,
+                                  part.strides, dominance);
   if (!inPlace && concatenation.empty()) {
     // Nothing to gain: bufferization fills and copies as well.
     Operation *empty = filled.getOutputs()[0].getDefiningOp();
@@ -229,17 +239,10 @@ static void computeIntoConcatenation(tensor::InsertSliceOp last,
   if (!root.getType().hasStaticShape() || root->getBlock() != last->getBlock())
     return;
   root->moveBefore(&root->getBlock()->front());
-  for (tensor::InsertSliceOp insert : chain) {
-    bool unitStrides =
-        llvm::all_of(insert.getMixedStrides(), [](OpFoldResult stride) {
-          return isConstantIntValue(stride, 1);
-        });
-    if (std::optional<EmptyDestination> destination =
-            findEmptyDestination(insert.getSource());
-        destination && unitStrides)
-      computeIntoSlice(*destination, root, insert.getMixedOffsets(),
-                       insert.getMixedSizes(), dominance);
-  }
+  for (tensor::InsertSliceOp insert : chain)
+    computePartInPlace(insert.getSource(), root, insert.getMixedOffsets(),
+                       insert.getMixedSizes(), insert.getMixedStrides(),
+                       dominance);
 }
 
 namespace {
