@@ -251,10 +251,11 @@ struct WriteIntoConsumersPass
   void runOnOperation() override {
     SmallVector<tensor::PadOp> pads;
     getOperation().walk([&](tensor::PadOp pad) { pads.push_back(pad); });
-    for (tensor::PadOp pad : pads) {
-      DominanceInfo dominance(getOperation());
+    // The rewrites add and move ops within blocks, never blocks: one
+    // dominance analysis serves them all.
+    DominanceInfo dominance(getOperation());
+    for (tensor::PadOp pad : pads)
       computeIntoPadding(pad, dominance);
-    }
     // The last insert_slice of each concatenation that is not padded.
     SmallVector<tensor::InsertSliceOp> concatenations;
     getOperation().walk([&](tensor::InsertSliceOp insert) {
@@ -262,10 +263,8 @@ struct WriteIntoConsumersPass
           !isa<tensor::InsertSliceOp>(*insert->getUsers().begin()))
         concatenations.push_back(insert);
     });
-    for (tensor::InsertSliceOp last : concatenations) {
-      DominanceInfo dominance(getOperation());
+    for (tensor::InsertSliceOp last : concatenations)
       computeIntoConcatenation(last, dominance);
-    }
   }
 };
 } // namespace
