@@ -22,6 +22,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <utility>
+
 namespace mlir::tcl {
 #define GEN_PASS_DEF_WRITEINTOCONSUMERS
 #include "tcl/Transforms/Passes.h.inc"
@@ -29,42 +31,63 @@ namespace mlir::tcl {
 
 using namespace mlir;
 
-/// Where a value was computed: the tensor.empty it was computed into, and
-/// the groups of the expand_shape on the way, if any (a 1x1 convolution
-/// computed as a matmul, whose rows are the collapsed pixels).
+/// Where a value was computed: the operand that holds the tensor.empty it
+/// was computed into (other ops may use the same empty tensor: it holds no
+/// data), and the groups of the reshape on the way, if any: an expand_shape
+/// (a 1x1 convolution computed as a matmul, whose rows are the collapsed
+/// pixels) or a collapse_shape (Winograd's output transform writes blocks
+/// of rows and columns).
 struct EmptyDestination {
-  tensor::EmptyOp empty;
-  SmallVector<ReassociationIndices> expanded;
+  OpOperand *empty = nullptr;
+  SmallVector<ReassociationIndices> expanded, collapsed;
+  /// The value and, if it is a reshape, the reshape's source: others may
+  /// read them where the caller allowed it (the same data, viewed so).
+  SmallVector<Value, 2> shared;
 };
 
 /// The tensor.empty that `value` was computed into, through the tied init
-/// of destination-style ops, the init of loops and at most one
-/// expand_shape, where each value on the way has no other use (no other
-/// reader would see the slice change).
-static std::optional<EmptyDestination> findEmptyDestination(Value value) {
+/// of destination-style ops, the init of loops and at most one reshape,
+/// where each value on the way has no other use (no other reader would see
+/// the slice change). `value` itself, and the source of a reshape that
+/// computes it, may have others where `othersMayRead` (its caller makes
+/// them read the slice).
+static std::optional<EmptyDestination>
+findEmptyDestination(Value value, bool othersMayRead = false) {
   EmptyDestination found;
-  while (value.hasOneUse()) {
-    if (auto empty = value.getDefiningOp<tensor::EmptyOp>()) {
-      found.empty = empty;
-      return found;
-    }
+  while (value.hasOneUse() || othersMayRead) {
     auto result = dyn_cast<OpResult>(value);
     if (!result)
       return std::nullopt;
     Operation *op = result.getOwner();
+    if (othersMayRead)
+      found.shared.push_back(value);
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+      othersMayRead = false;
+    bool reshaped = !found.expanded.empty() || !found.collapsed.empty();
+    OpOperand *next;
     if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
-      if (!found.expanded.empty())
+      if (reshaped)
         return std::nullopt;
       found.expanded = expand.getReassociationIndices();
-      value = expand.getSrc();
+      next = &expand.getSrcMutable();
+    } else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+      if (reshaped || !collapse.getSrcType().hasStaticShape())
+        return std::nullopt;
+      found.collapsed = collapse.getReassociationIndices();
+      next = &collapse.getSrcMutable();
     } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      value = loop.getInitArgs()[result.getResultNumber()];
+      next = &loop.getInitArgsMutable()[result.getResultNumber()];
     } else if (auto forall = dyn_cast<scf::ForallOp>(op)) {
-      value = forall.getOutputs()[result.getResultNumber()];
+      next = &forall.getOutputsMutable()[result.getResultNumber()];
     } else if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
-      value = dps.getTiedOpOperand(result)->get();
+      next = dps.getTiedOpOperand(result);
     } else {
       return std::nullopt;
+    }
+    value = next->get();
+    if (value.getDefiningOp<tensor::EmptyOp>()) {
+      found.empty = next;
+      return found;
     }
   }
   return std::nullopt;
@@ -72,23 +95,25 @@ static std::optional<EmptyDestination> findEmptyDestination(Value value) {
 
 /// Has what `destination` holds computed into the slice [offsets, sizes]
 /// of `base`: its empty tensor becomes that slice (collapsed like the
-/// expand_shape on the way). False where `base` is not visible there or the
-/// slice does not collapse so (a group whose inner dims it does not span:
-/// the middle of a padded image is not a matrix of pixels).
+/// expand_shape on the way, or expanded like the collapse_shape, which any
+/// slice can be). False where `base` is not visible there or the slice
+/// does not collapse so (a group whose inner dims it does not span: the
+/// middle of a padded image is not a matrix of pixels).
 static bool computeIntoSlice(const EmptyDestination &destination, Value base,
                              ArrayRef<OpFoldResult> offsets,
                              ArrayRef<OpFoldResult> sizes,
                              DominanceInfo &dominance) {
-  tensor::EmptyOp empty = destination.empty;
+  OpOperand &use = *destination.empty;
+  auto empty = use.get().getDefiningOp<tensor::EmptyOp>();
   auto baseType = cast<RankedTensorType>(base.getType());
-  if (!dominance.properlyDominates(base, empty))
+  if (!dominance.properlyDominates(base, use.getOwner()))
     return false;
   for (const ReassociationIndices &group : destination.expanded)
     for (int64_t d : llvm::drop_begin(group))
       if (getConstantIntValue(offsets[d]) != 0 ||
           getConstantIntValue(sizes[d]) != baseType.getDimSize(d))
         return false;
-  OpBuilder builder(empty);
+  OpBuilder builder(use.getOwner());
   Location loc = empty.getLoc();
   SmallVector<OpFoldResult> strides(offsets.size(), builder.getIndexAttr(1));
   auto slice = builder.create<tensor::ExtractSliceOp>(loc, base, offsets, sizes,
@@ -97,32 +122,39 @@ static bool computeIntoSlice(const EmptyDestination &destination, Value base,
   if (!destination.expanded.empty())
     middle = builder.create<tensor::CollapseShapeOp>(loc, middle,
                                                      destination.expanded);
+  if (!destination.collapsed.empty())
+    middle = builder.create<tensor::ExpandShapeOp>(loc, empty.getType(), middle,
+                                                   destination.collapsed);
   if (middle.getType() != empty.getType()) {
     if (middle != slice.getResult())
       middle.getDefiningOp()->erase();
     slice.erase();
     return false;
   }
-  empty.replaceAllUsesWith(middle);
-  empty.erase();
+  use.set(middle);
+  if (empty->use_empty())
+    empty.erase();
   return true;
 }
 
 /// Has `part`, inserted into `base` at [offsets, sizes, strides], computed
 /// in its place where it was computed into an empty tensor that nothing
-/// else reads (computeIntoSlice). False where it stays a copy.
-static bool computePartInPlace(Value part, Value base,
-                               ArrayRef<OpFoldResult> offsets,
-                               ArrayRef<OpFoldResult> sizes,
-                               ArrayRef<OpFoldResult> strides,
-                               DominanceInfo &dominance) {
+/// else reads (computeIntoSlice), and says where. None where it stays a
+/// copy.
+static std::optional<EmptyDestination>
+computePartInPlace(Value part, Value base, ArrayRef<OpFoldResult> offsets,
+                   ArrayRef<OpFoldResult> sizes, ArrayRef<OpFoldResult> strides,
+                   DominanceInfo &dominance, bool othersMayRead = false) {
   if (!llvm::all_of(strides, [](OpFoldResult stride) {
         return isConstantIntValue(stride, 1);
       }))
-    return false;
-  std::optional<EmptyDestination> destination = findEmptyDestination(part);
-  return destination &&
-         computeIntoSlice(*destination, base, offsets, sizes, dominance);
+    return std::nullopt;
+  std::optional<EmptyDestination> destination =
+      findEmptyDestination(part, othersMayRead);
+  if (destination &&
+      computeIntoSlice(*destination, base, offsets, sizes, dominance))
+    return destination;
+  return std::nullopt;
 }
 
 /// The insert_slices of a concatenation that ends in `value`, first to
@@ -156,16 +188,112 @@ static SmallVector<OpFoldResult> shift(OpBuilder &builder, Location loc,
   return shifted;
 }
 
-/// pad(x) of a value computed into an empty tensor used for nothing else,
-/// or of a concatenation of such values: the padded tensor is filled first
-/// (as early as its operands allow), each value is computed into its place
-/// of it (its empty tensor becomes that slice), and the pad becomes
-/// insert_slices into the same places, which bufferize to nothing.
+/// The padded tensor's border (where the padding goes) filled with
+/// `padding`, slab by slab into `empty`: along each padded dim d, the
+/// slabs below and above the source, spanning the source along the dims
+/// before d and the whole tensor along those after (the slabs tile the
+/// border without overlap). Each fill writes a slice of `empty` and is
+/// inserted back where it came from, which bufferizes in place. Why not one
+/// fill of the whole tensor: the source overwrites the middle, which is
+/// most of it (a 112x112 image padded by 1: 96 %).
+static Value fillBorder(OpBuilder &builder, Location loc, Value empty,
+                        Value padding, ArrayRef<int64_t> low,
+                        ArrayRef<int64_t> high, ArrayRef<int64_t> shape) {
+  Value base = empty;
+  unsigned rank = shape.size();
+  SmallVector<OpFoldResult> unitStrides(rank, builder.getIndexAttr(1));
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t sourceSize = shape[d] - low[d] - high[d];
+    for (auto [offset, width] :
+         {std::make_pair(int64_t(0), low[d]),
+          std::make_pair(low[d] + sourceSize, high[d])}) {
+      if (width == 0)
+        continue;
+      SmallVector<int64_t> offsets, sizes;
+      for (unsigned i = 0; i < rank; ++i) {
+        if (i < d) {
+          offsets.push_back(low[i]);
+          sizes.push_back(shape[i] - low[i] - high[i]);
+        } else if (i == d) {
+          offsets.push_back(offset);
+          sizes.push_back(width);
+        } else {
+          offsets.push_back(0);
+          sizes.push_back(shape[i]);
+        }
+      }
+      SmallVector<OpFoldResult> mixedOffsets =
+          getAsIndexOpFoldResult(builder.getContext(), offsets);
+      SmallVector<OpFoldResult> mixedSizes =
+          getAsIndexOpFoldResult(builder.getContext(), sizes);
+      Value slab = builder.create<tensor::ExtractSliceOp>(
+          loc, base, mixedOffsets, mixedSizes, unitStrides);
+      Value filled =
+          builder.create<linalg::FillOp>(loc, padding, slab).getResult(0);
+      base = builder.create<tensor::InsertSliceOp>(
+          loc, filled, base, mixedOffsets, mixedSizes, unitStrides);
+    }
+  }
+  return base;
+}
+
+/// The padded tensor once `pad`'s source was computed into its slice
+/// [offsets, sizes] of `base` (computeIntoPadding) while others read the
+/// source too: right after the source, its slice is inserted into `base`,
+/// and the others read that slice instead, viewed as they read it (through
+/// the reshape that computes the source, if they read its operand).
+static void readSliceInstead(tensor::PadOp pad,
+                             const EmptyDestination &destination,
+                             ArrayRef<OpFoldResult> offsets,
+                             ArrayRef<OpFoldResult> sizes, Value base) {
+  Value source = destination.shared.front();
+  Operation *def = source.getDefiningOp();
+  OpBuilder builder(pad);
+  Location loc = pad.getLoc();
+  // A reshape's operand is defined before it: the reshape moves next to
+  // it, so that what reads either comes after the slice.
+  if (destination.shared.size() > 1)
+    def->moveAfter(destination.shared.back().getDefiningOp());
+  builder.setInsertionPointAfter(def);
+  SmallVector<OpFoldResult> strides(offsets.size(), builder.getIndexAttr(1));
+  auto insert = builder.create<tensor::InsertSliceOp>(loc, source, base,
+                                                      offsets, sizes, strides);
+  Value slice = builder.create<tensor::ExtractSliceOp>(loc, insert.getResult(),
+                                                       offsets, sizes, strides);
+  source.replaceUsesWithIf(slice, [&](OpOperand &use) {
+    return use.getOwner() != pad && use.getOwner() != insert;
+  });
+  if (destination.shared.size() > 1) {
+    Value operand = destination.shared.back();
+    Value view;
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def))
+      view = builder.create<tensor::CollapseShapeOp>(
+          loc, slice, expand.getReassociationIndices());
+    else
+      view = builder.create<tensor::ExpandShapeOp>(
+          loc, operand.getType(), slice,
+          cast<tensor::CollapseShapeOp>(def).getReassociationIndices());
+    operand.replaceUsesWithIf(
+        view, [&](OpOperand &use) { return use.getOwner() != def; });
+  }
+  pad.replaceAllUsesWith(insert.getResult());
+  pad.erase();
+}
+
+/// pad(x) with a constant padding value: a tensor of the padded shape whose
+/// border is filled (fillBorder) and x inserted into its middle. Where x,
+/// or a part of the concatenation x is, was computed into an empty tensor
+/// that nothing else reads, it is computed into its place instead (its
+/// empty tensor becomes that slice, its insert_slice bufferizes to
+/// nothing); the padded tensor and its border then come first (as early as
+/// the padding value allows), else where the pad was.
 static void computeIntoPadding(tensor::PadOp pad, DominanceInfo &dominance) {
   Value padding = pad.getConstantPaddingValue();
   RankedTensorType type = pad.getResultType();
   Block *block = pad->getBlock();
   if (!padding || !type.hasStaticShape() || pad.getNofold() ||
+      ShapedType::isDynamicShape(pad.getStaticLow()) ||
+      ShapedType::isDynamicShape(pad.getStaticHigh()) ||
       !isa<FunctionOpInterface>(pad->getParentOp()))
     return;
   // The parts, each with its offsets in the unpadded tensor.
@@ -181,12 +309,11 @@ static void computeIntoPadding(tensor::PadOp pad, DominanceInfo &dominance) {
   else
     builder.setInsertionPointToStart(block);
   Location loc = pad.getLoc();
-  auto filled = builder.create<linalg::FillOp>(
-      loc, padding,
-      builder
-          .create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType())
-          .getResult());
-  Value base = filled.getResult(0);
+  auto empty = builder.create<tensor::EmptyOp>(loc, type.getShape(),
+                                               type.getElementType());
+  // The ops from `empty` to `base`'s are those that build the border.
+  Value base = fillBorder(builder, loc, empty, padding, pad.getStaticLow(),
+                          pad.getStaticHigh(), type.getShape());
 
   builder.setInsertionPoint(pad);
   SmallVector<OpFoldResult> low = pad.getMixedLowPad();
@@ -206,15 +333,38 @@ static void computeIntoPadding(tensor::PadOp pad, DominanceInfo &dominance) {
                        shift(builder, loc, insert.getMixedOffsets(), low),
                        insert.getMixedSizes(), insert.getMixedStrides()});
   }
+  // A source that others read too (a residual connection), directly or
+  // through the reshape that computes it, is computed into the padded
+  // tensor all the same where it is the only part: the others then read
+  // its slice of it, which starts right after the source.
+  Value source = pad.getSource();
+  auto sourceResult = dyn_cast<OpResult>(source);
+  bool othersRead = concatenation.empty() && sourceResult &&
+                    sourceResult.getOwner()->getBlock() == block;
   bool inPlace = false;
-  for (const Part &part : parts)
-    inPlace |= computePartInPlace(part.value, base, part.offsets, part.sizes,
-                                  part.strides, dominance);
-  if (!inPlace && concatenation.empty()) {
-    // Nothing to gain: bufferization fills and copies as well.
-    Operation *empty = filled.getOutputs()[0].getDefiningOp();
-    filled.erase();
-    empty->erase();
+  std::optional<EmptyDestination> shared;
+  for (const Part &part : parts) {
+    std::optional<EmptyDestination> destination =
+        computePartInPlace(part.value, base, part.offsets, part.sizes,
+                           part.strides, dominance, othersRead);
+    inPlace |= destination.has_value();
+    if (othersRead && destination &&
+        llvm::any_of(destination->shared,
+                     [](Value value) { return !value.hasOneUse(); }))
+      shared = std::move(destination);
+  }
+  if (!inPlace) {
+    // Nothing computes into the padded tensor: it need not live longer
+    // than the pad did.
+    SmallVector<Operation *> border;
+    for (Operation *op = empty; op != base.getDefiningOp()->getNextNode();
+         op = op->getNextNode())
+      border.push_back(op);
+    for (Operation *op : border)
+      op->moveBefore(pad);
+  } else if (shared) {
+    readSliceInstead(pad, *shared, parts.front().offsets, parts.front().sizes,
+                     base);
     return;
   }
   Value result = base;

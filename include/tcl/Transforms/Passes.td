@@ -116,21 +116,29 @@ def WriteIntoConsumers : Pass<"tcl-write-into-consumers", "ModuleOp"> {
   let description = [{
     Runs just before one-shot bufferization, on the ops of a function's body
     (not inside loop nests). A `tensor.pad` with a constant padding value
-    becomes a fill of the padded shape, placed as early as its operands
-    allow, and insert_slices of its source (or of the parts of the
+    becomes a tensor of the padded shape whose border alone is filled (a
+    slab below and above the source along each padded dim; the middle is
+    written by the source, so filling it too would write most of the tensor
+    twice), and insert_slices of its source (or of the parts of the
     concatenation it pads) at their offsets plus the low padding; a
     concatenation (insert_slices into a `tensor.empty`, which moves to the
     start of the block) keeps its insert_slices. Each part that was computed
     into a `tensor.empty` (through loops' inits, destination-style ops'
-    inits and at most one expand_shape, no value on the way read by anything
-    else) is computed into its slice instead: the empty tensor becomes that
-    slice, collapsed like the expand_shape where the slice spans the inner
-    dims of each group (a 1x1 convolution computed as a matmul over pixels
-    writes into its channels of a concatenation, not into the middle of a
-    padded image). Its insert_slice then bufferizes to nothing. Why: each
+    inits and at most one reshape, no value on the way read by anything
+    else) is computed into its slice instead: that use of the empty tensor
+    becomes the slice, collapsed like an expand_shape on the way where the
+    slice spans the inner dims of each group (a 1x1 convolution computed as
+    a matmul over pixels writes into its channels of a concatenation, not
+    into the middle of a padded image), or expanded like a collapse_shape
+    (Winograd's output blocks). Its insert_slice then bufferizes to nothing.
+    A pad's only source may have other readers (a residual connection),
+    directly or through the reshape that computes it: they then read its
+    slice of the padded tensor, inserted right after the source. Why: each
     pad and concatenation copied its operands into a new buffer (UNet:
     concatenated, then copied again into the padded buffer of the next
-    convolution). A pad whose source stays elsewhere is left as it is.
+    convolution; ResNet-18: every block's output into the next block's
+    padded input). A pad whose source stays elsewhere is still built from
+    the border fills and one copy, where the pad was.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
