@@ -8,7 +8,8 @@
 //   expand(matmul(collapse(in): (N*H*W)xC, collapse(w): CxF)): NxHxWxF
 // Both collapses merge contiguous dimensions, so they are views after
 // bufferization; the expansion is moved below the epilogue by
-// tcl-fuse-elementwise.
+// tcl-fuse-elementwise. Not where the result is padded into a copy (see
+// the pass description).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,29 @@ bool isPointwise(linalg::Conv2DNhwcHwcfOp conv) {
          input.getDimSize(2) == output.getDimSize(2);
 }
 
+/// Whether `conv`'s result, through elementwise ops that are its only
+/// readers, is padded into a copy (the input of a full or grouped 3x3
+/// convolution; not of a depthwise one, whose tiles read the unpadded
+/// input). A convolution can compute its pixels into the middle of the
+/// padded tensor (tcl-write-into-consumers), a matmul over the collapsed
+/// pixels cannot: the middle of a padded image is not a matrix.
+bool isPaddedIntoCopy(linalg::Conv2DNhwcHwcfOp conv) {
+  Value value = conv.getResult(0);
+  while (value.hasOneUse()) {
+    Operation *user = *value.getUsers().begin();
+    if (isa<tensor::PadOp>(user))
+      return llvm::any_of(user->getUsers(), [](Operation *reader) {
+        return !tcl::isPaddingWorthFolding(reader);
+      });
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || generic.getNumResults() != 1 ||
+        generic.getNumReductionLoops() != 0)
+      return false;
+    value = generic.getResult(0);
+  }
+  return false;
+}
+
 /// Rewrites `conv` (isPointwise) as a matmul between reshapes.
 void rewriteAsMatmul(linalg::Conv2DNhwcHwcfOp conv, RewriterBase &rewriter) {
   Location loc = conv.getLoc();
@@ -76,7 +100,7 @@ struct ConvolutionsAsMatmulsPass
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
     getOperation().walk([&](linalg::Conv2DNhwcHwcfOp conv) {
-      if (isPointwise(conv))
+      if (isPointwise(conv) && !isPaddedIntoCopy(conv))
         convs.push_back(conv);
     });
     for (linalg::Conv2DNhwcHwcfOp conv : convs)

@@ -15,6 +15,7 @@
 #include "TaskInstanceTags.h"
 #include "tcl/Target/Platform.h"
 #include "tcl/Transforms/ApplySchedule.h"
+#include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/TransformOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -88,7 +89,7 @@ static ArrayAttr getForallMapping(MLIRContext *ctx, const TileLevel &level) {
 /// each element the copy is cheap, and tiles that pad themselves at every
 /// tap cost more than it (ResNet-18's 7x7/2 stem 83-96 vs 103-110 GFLOP/s,
 /// a grouped 3x3/2 of 16 groups of 8 channels @56 52-53 vs 62-63).
-static bool isPaddingWorthFolding(Operation *op) {
+bool mlir::tcl::isPaddingWorthFolding(Operation *op) {
   return isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
              linalg::PoolingNhwcSumOp>(op) &&
          op->getOperand(0).getDefiningOp<tensor::PadOp>();

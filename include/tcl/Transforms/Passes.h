@@ -59,6 +59,11 @@ StringAttr findNestTask(Operation *nest);
 /// fills of the instances still to come).
 void unshareFills(Operation *root);
 
+/// Whether the padding of `op`'s input is folded into its tiles by its
+/// schedule (tcl.fold_padding_into_tiles) rather than built as a padded
+/// copy: a depthwise convolution or a pooling whose input is a tensor.pad.
+bool isPaddingWorthFolding(Operation *op);
+
 /// The globals tcl-profile-nests adds (see its description): the counters,
 /// i64 [sites x 2] (ticks, calls), and the sites' text, one line a site.
 inline constexpr llvm::StringLiteral kProfileCountersSymbol =

@@ -103,15 +103,16 @@ func.func @with_epilogue(%in: tensor<1x4x4x8xf32>, %res: tensor<1x4x4x2xf32>) ->
 
 // -----
 
-// The next 3x3 convolution pads the result: the pad stays after the
+// The next (depthwise) convolution pads the result: the pad stays after the
 // expansion (elementwise fusion once crashed on a pad of an expanded
-// matmul result).
+// matmul result). (Padded for a full convolution, the 1x1 convolution
+// stays one: see @padded_for_3x3.)
 // GRAPH-LABEL: func.func @padded_for_the_next_convolution
 // GRAPH: %[[MM:.*]] = linalg.matmul
 // GRAPH: %[[OUT:.*]] = tensor.expand_shape %[[MM]] {{\[}}[0, 1, 2], [3]] output_shape [1, 4, 4, 2]
 // GRAPH: tensor.pad %[[OUT]] low[0, 1, 1, 0] high[0, 1, 1, 0]
-// GRAPH: linalg.conv_2d_nhwc_hwcf
-func.func @padded_for_the_next_convolution(%in: tensor<1x4x4x8xf32>, %w: tensor<1x1x8x2xf32>, %w3: tensor<3x3x2x2xf32>) -> tensor<1x4x4x2xf32> {
+// GRAPH: linalg.depthwise_conv_2d_nhwc_hwc
+func.func @padded_for_the_next_convolution(%in: tensor<1x4x4x8xf32>, %w: tensor<1x1x8x2xf32>, %w3: tensor<3x3x2xf32>) -> tensor<1x4x4x2xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x4x4x2xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
@@ -122,8 +123,8 @@ func.func @padded_for_the_next_convolution(%in: tensor<1x4x4x8xf32>, %w: tensor<
     tensor.yield %zero : f32
   } : tensor<1x4x4x2xf32> to tensor<1x6x6x2xf32>
   %init3 = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
-  %conv3 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%padded, %w3 : tensor<1x6x6x2xf32>, tensor<3x3x2x2xf32>) outs(%init3 : tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  %conv3 = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%padded, %w3 : tensor<1x6x6x2xf32>, tensor<3x3x2xf32>) outs(%init3 : tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
   return %conv3 : tensor<1x4x4x2xf32>
 }
 
@@ -137,4 +138,58 @@ func.func @on_buffers(%in: memref<1x4x4x8xf32>, %w: memref<1x1x8x2xf32>, %out: m
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%in, %w : memref<1x4x4x8xf32>, memref<1x1x8x2xf32>) outs(%out : memref<1x4x4x2xf32>)
   return
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A 1x1 convolution whose result, through its ReLU, is padded for a 3x3
+// convolution stays a convolution: it can then compute its pixels into the
+// middle of the padded tensor (tcl-write-into-consumers), which rows of
+// collapsed pixels cannot. Padded for a depthwise convolution (whose tiles
+// read the unpadded input) it is a matmul.
+// CHECK-LABEL: func.func @padded_for_3x3
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x8x16xf32>, tensor<1x1x16x8xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[C]] :
+// CHECK: tensor.pad %[[R]]
+// CHECK-LABEL: func.func @padded_for_depthwise
+// CHECK: linalg.matmul
+// CHECK: tensor.pad
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
+func.func @padded_for_3x3(%in: tensor<1x8x8x16xf32>, %w1: tensor<1x1x16x8xf32>, %w3: tensor<3x3x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w1 : tensor<1x8x8x16xf32>, tensor<1x1x16x8xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x8x8x8xf32>) outs(%e : tensor<1x8x8x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %m = arith.maximumf %x, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x8x8xf32>
+  %p = tensor.pad %r low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x8xf32> to tensor<1x10x10x8xf32>
+  %o = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w3 : tensor<1x10x10x8xf32>, tensor<3x3x8x8xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %o : tensor<1x8x8x8xf32>
+}
+
+func.func @padded_for_depthwise(%in: tensor<1x8x8x16xf32>, %w1: tensor<1x1x16x8xf32>, %w3: tensor<3x3x8xf32>) -> tensor<1x8x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w1 : tensor<1x8x8x16xf32>, tensor<1x1x16x8xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %p = tensor.pad %c low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x8xf32> to tensor<1x10x10x8xf32>
+  %o = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w3 : tensor<1x10x10x8xf32>, tensor<3x3x8xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %o : tensor<1x8x8x8xf32>
 }
