@@ -57,6 +57,47 @@ struct ComposeTransposes : public OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
+/// A transpose that moves only unit dims (the others keep their order) is a
+/// reshape: transpose(x: 1x32x128, [1, 0, 2]) -> expand(collapse(x): 32x128)
+/// (a batch-second encoder's input). A copy that moves no data.
+struct TransposeOfUnitDimsAsReshape
+    : public OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp transpose,
+                                PatternRewriter &rewriter) const override {
+    auto sourceType =
+        dyn_cast<RankedTensorType>(transpose.getInput().getType());
+    auto resultType = dyn_cast<RankedTensorType>(transpose.getInit().getType());
+    if (!sourceType || !resultType || !sourceType.hasStaticShape() ||
+        !transpose.hasPureTensorSemantics())
+      return failure();
+    // The source dims that are not unit dims, in the result's order.
+    SmallVector<int64_t> kept;
+    for (int64_t d : transpose.getPermutation())
+      if (sourceType.getDimSize(d) != 1)
+        kept.push_back(d);
+    if (!llvm::is_sorted(kept))
+      return failure();
+    SmallVector<int64_t> squeezed;
+    for (int64_t d : kept)
+      squeezed.push_back(sourceType.getDimSize(d));
+    auto squeezedType =
+        RankedTensorType::get(squeezed, sourceType.getElementType());
+    std::optional<SmallVector<ReassociationIndices>> collapse =
+        getReassociationIndicesForReshape(sourceType, squeezedType);
+    std::optional<SmallVector<ReassociationIndices>> expand =
+        getReassociationIndicesForReshape(squeezedType, resultType);
+    if (!collapse || !expand)
+      return failure();
+    Location loc = transpose.getLoc();
+    Value collapsed = rewriter.create<tensor::CollapseShapeOp>(
+        loc, squeezedType, transpose.getInput(), *collapse);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(transpose, resultType,
+                                                       collapsed, *expand);
+    return success();
+  }
+};
+
 /// A transpose whose users are only ops it can move below (transposes,
 /// generics, concatenations' insert_slices, pads, reshapes): moving it below
 /// one of them does not add a transpose in the end.
@@ -439,6 +480,8 @@ struct PropagateLayoutPass
     : public mlir::tcl::impl::PropagateLayoutBase<PropagateLayoutPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    // Before any transpose moves: one that is a reshape goes away.
+    patterns.add<TransposeOfUnitDimsAsReshape>(&getContext(), /*benefit=*/2);
     patterns.add<ComposeTransposes, SinkTransposeThroughGeneric,
                  ExtractThroughTranspose, WriteTransposedLayout,
                  SinkTransposeThroughInsertSlice, SinkTransposeThroughPad,

@@ -360,7 +360,8 @@ def PropagateLayout : Pass<"tcl-propagate-layout", "::mlir::func::FuncOp"> {
     convolution's transpose to NHWC and both vanish. A generic moves only
     when all its full-size inputs come through the same permutation and
     every other user of those transposes is a transpose or a generic, so
-    the number of transposes never grows.
+    the number of transposes never grows. A transpose that moves only unit
+    dims (the others keep their order) becomes a reshape.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

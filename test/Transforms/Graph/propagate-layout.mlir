@@ -214,3 +214,19 @@ func.func @padded_convolution_input(%x: tensor<1x3x8x8xf32>, %w: tensor<3x3x3x4x
   %c = linalg.conv_2d_nhwc_hwcf ins(%p, %w : tensor<1x10x10x3xf32>, tensor<3x3x3x4xf32>) outs(%f : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
   return %c : tensor<1x8x8x4xf32>
 }
+
+// A transpose that moves only unit dims (a batch-second encoder's input
+// and output) is a reshape; one that reorders the others stays.
+// CHECK-LABEL: func.func @unit_dims
+//  CHECK-SAME: (%[[X:.*]]: tensor<1x32x128xf32>, %[[Y:.*]]: tensor<1x32x128xf32>)
+//       CHECK:   %[[C:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<1x32x128xf32> into tensor<32x128xf32>
+//       CHECK:   %[[E:.*]] = tensor.expand_shape %[[C]] {{\[}}[0], [1, 2]] output_shape [32, 1, 128] : tensor<32x128xf32> into tensor<32x1x128xf32>
+//       CHECK:   %[[T:.*]] = linalg.transpose ins(%[[Y]] : tensor<1x32x128xf32>) outs(%{{.*}} : tensor<128x1x32xf32>) permutation = [2, 0, 1]
+//       CHECK:   return %[[E]], %[[T]]
+func.func @unit_dims(%x: tensor<1x32x128xf32>, %y: tensor<1x32x128xf32>) -> (tensor<32x1x128xf32>, tensor<128x1x32xf32>) {
+  %e = tensor.empty() : tensor<32x1x128xf32>
+  %t = linalg.transpose ins(%x : tensor<1x32x128xf32>) outs(%e : tensor<32x1x128xf32>) permutation = [1, 0, 2]
+  %e2 = tensor.empty() : tensor<128x1x32xf32>
+  %t2 = linalg.transpose ins(%y : tensor<1x32x128xf32>) outs(%e2 : tensor<128x1x32xf32>) permutation = [2, 0, 1]
+  return %t, %t2 : tensor<32x1x128xf32>, tensor<128x1x32xf32>
+}
