@@ -561,9 +561,48 @@ void writeGeneric(ScheduleWriter &w, ArrayRef<utils::IteratorType> kinds,
 }
 } // namespace
 
+/// Whether `value`, computed in `op`'s body (or outside it), is the same
+/// along `op`'s loop `innermost`: what MLIR's vectorizer takes for a loop
+/// invariant, so not a block argument (an element of an input).
+static bool isInvariantAlong(linalg::LinalgOp op, Value value,
+                             unsigned innermost) {
+  if (isa<BlockArgument>(value))
+    return value.getParentBlock() != op.getBlock();
+  Operation *def = value.getDefiningOp();
+  if (!op->isProperAncestor(def))
+    return true;
+  if (auto index = dyn_cast<linalg::IndexOp>(def))
+    return index.getDim() != innermost;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return isInvariantAlong(op, operand, innermost);
+  });
+}
+
+/// Whether `value` steps by one along `op`'s loop `innermost`: its index,
+/// plus what is invariant along it.
+static bool stepsAlong(linalg::LinalgOp op, Value value, unsigned innermost) {
+  if (auto index = value.getDefiningOp<linalg::IndexOp>())
+    return index.getDim() == innermost;
+  auto add = value.getDefiningOp<arith::AddIOp>();
+  return add && ((stepsAlong(op, add.getLhs(), innermost) &&
+                  isInvariantAlong(op, add.getRhs(), innermost)) ||
+                 (stepsAlong(op, add.getRhs(), innermost) &&
+                  isInvariantAlong(op, add.getLhs(), innermost)));
+}
+
 bool mlir::tcl::isVectorizableGeneric(linalg::LinalgOp op) {
+  unsigned innermost = op.getNumLoops() - 1;
   bool gathers = false;
-  op->walk([&](tensor::ExtractOp) { gathers = true; });
+  op->walk([&](tensor::ExtractOp extract) {
+    OperandRange indices = extract.getIndices();
+    if (indices.empty())
+      return;
+    ArrayRef<int64_t> shape = extract.getTensor().getType().getShape();
+    for (auto [d, index] : llvm::enumerate(indices.drop_back()))
+      gathers |= shape[d] != 1 && !isInvariantAlong(op, index, innermost);
+    gathers |= !isInvariantAlong(op, indices.back(), innermost) &&
+               !stepsAlong(op, indices.back(), innermost);
+  });
   return !gathers && llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
     return map.isProjectedPermutation(/*allowZeroInResults=*/true);
   });

@@ -47,9 +47,14 @@ class LinalgOp;
 
 namespace mlir::tcl {
 
-/// Whether MLIR's vectorizer takes this generic: operands read through
-/// projected permutations (with broadcasts) and no gathers (tensor.extract)
-/// in the body. Others (a reversed Slice) stay scalar loops.
+/// Whether MLIR's vectorizer takes this generic, tiled to a row of its
+/// innermost loop: operands read through projected permutations (with
+/// broadcasts), and each tensor.extract in the body a load the vectorizer
+/// makes contiguous or a broadcast (indices that do not change along the
+/// innermost loop, but the last, which may step with it: a Resize of
+/// channels-last images reads rows of channels), not a gather, which
+/// measured no faster than scalar loops. Others (a reversed Slice) stay
+/// scalar loops.
 bool isVectorizableGeneric(linalg::LinalgOp op);
 
 /// Builds at `builder`'s insertion point the default schedule for `anchor`,

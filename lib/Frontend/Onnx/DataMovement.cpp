@@ -482,7 +482,13 @@ llvm::Error convertResize(Importer &im, const onnx::NodeProto &node) {
     im.define(node, x);
     return llvm::Error::success();
   }
-  // Tables as generic inputs, each read along its output dimension.
+  // The weights are generic inputs, each read along its output dimension;
+  // the index tables are read in the body (tensor.extract at the loop's
+  // index): MLIR's vectorizer counts a block argument as varying along
+  // every loop, so image reads at indices from inputs became gathers,
+  // while an index read at the index of an outer loop is invariant along
+  // the innermost, and the image read along it a contiguous load (NHWC:
+  // the channels).
   auto table = [&](int64_t d, ConstantData data) {
     data.shape = {out[d]};
     return im.materialize(data);
@@ -490,6 +496,8 @@ llvm::Error convertResize(Importer &im, const onnx::NodeProto &node) {
   bool linear = mode == "linear";
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
+  // Each resized dimension's tables of lower and upper (linear) indices.
+  SmallVector<std::pair<Value, Value>> indexTables;
   MLIRContext *ctx = im.b.getContext();
   for (auto &[d, axis] : resized) {
     ConstantData lower, upper, weight;
@@ -497,13 +505,12 @@ llvm::Error convertResize(Importer &im, const onnx::NodeProto &node) {
     lower.ints = axis.lower;
     upper.ints = axis.upper;
     weight.floats = axis.weight;
-    inputs.push_back(table(d, lower));
+    indexTables.emplace_back(table(d, lower),
+                             linear ? table(d, upper) : Value());
     if (linear) {
-      inputs.push_back(table(d, upper));
       inputs.push_back(table(d, weight));
+      maps.push_back(AffineMap::get(rank, 0, im.b.getAffineDimExpr(d), ctx));
     }
-    maps.append(linear ? 3 : 1,
-                AffineMap::get(rank, 0, im.b.getAffineDimExpr(d), ctx));
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
   Value source = x;
@@ -511,27 +518,30 @@ llvm::Error convertResize(Importer &im, const onnx::NodeProto &node) {
       inputs, im.empty(out, type), maps,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-        auto index = [&](Value v) -> Value {
-          return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
-        };
-        SmallVector<Value> base;
+        SmallVector<Value> loops;
         for (int64_t d = 0; d < rank; ++d)
-          base.push_back(b.create<linalg::IndexOp>(loc, d));
-        int stride = linear ? 3 : 1;
+          loops.push_back(b.create<linalg::IndexOp>(loc, d));
+        // Entry `loops[d]` of an index table, as an index.
+        auto read = [&](Value indexTable, int64_t d) -> Value {
+          Value entry = b.create<tensor::ExtractOp>(loc, indexTable, loops[d]);
+          return b.create<arith::IndexCastOp>(loc, b.getIndexType(), entry);
+        };
         if (!linear) {
+          SmallVector<Value> at = loops;
           for (auto [k, entry] : llvm::enumerate(resized))
-            base[entry.first] = index(args[k]);
-          return b.create<tensor::ExtractOp>(loc, source, base);
+            at[entry.first] = read(indexTables[k].first, entry.first);
+          return b.create<tensor::ExtractOp>(loc, source, at);
         }
         // Linear: the weighted sum over the 2^k corners around the source.
         Value sum;
         for (unsigned corner = 0; corner < (1u << resized.size()); ++corner) {
-          SmallVector<Value> at = base;
+          SmallVector<Value> at = loops;
           Value weight;
           for (auto [k, entry] : llvm::enumerate(resized)) {
             bool up = corner & (1u << k);
-            at[entry.first] = index(args[stride * k + (up ? 1 : 0)]);
-            Value w = args[stride * k + 2];
+            at[entry.first] = read(
+                up ? indexTables[k].second : indexTables[k].first, entry.first);
+            Value w = args[k];
             if (!up)
               w = b.create<arith::SubFOp>(
                   loc, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(1)),
