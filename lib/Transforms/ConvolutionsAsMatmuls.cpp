@@ -48,7 +48,8 @@ bool isPointwise(linalg::Conv2DNhwcHwcfOp conv) {
 }
 
 /// Whether `conv`'s result, through elementwise ops that are its only
-/// readers, is padded into a copy (the input of a full or grouped 3x3
+/// readers and as a part of a concatenation (UNet's up path beside the skip
+/// connection), is padded into a copy (the input of a full or grouped 3x3
 /// convolution; not of a depthwise one, whose tiles read the unpadded
 /// input). A convolution can compute its pixels into the middle of the
 /// padded tensor (tcl-write-into-consumers), a matmul over the collapsed
@@ -61,6 +62,19 @@ bool isPaddedIntoCopy(linalg::Conv2DNhwcHwcfOp conv) {
       return llvm::any_of(user->getUsers(), [](Operation *reader) {
         return !tcl::isPaddingWorthFolding(reader);
       });
+    if (auto part = dyn_cast<tensor::InsertSliceOp>(user)) {
+      if (part.getSource() != value)
+        return false;
+      // The concatenation: insert_slices, each into the previous one.
+      value = part.getResult();
+      while (value.hasOneUse()) {
+        auto next = dyn_cast<tensor::InsertSliceOp>(*value.getUsers().begin());
+        if (!next || next.getDest() != value)
+          break;
+        value = next.getResult();
+      }
+      continue;
+    }
     auto generic = dyn_cast<linalg::GenericOp>(user);
     if (!generic || generic.getNumResults() != 1 ||
         generic.getNumReductionLoops() != 0)

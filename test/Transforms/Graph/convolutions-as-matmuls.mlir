@@ -154,6 +154,11 @@ func.func @on_buffers(%in: memref<1x4x4x8xf32>, %w: memref<1x1x8x2xf32>, %out: m
 // CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x8x16xf32>, tensor<1x1x16x8xf32>)
 // CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[C]] :
 // CHECK: tensor.pad %[[R]]
+// CHECK-LABEL: func.func @concatenated_then_padded
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf
+// CHECK: tensor.insert_slice %[[C]]
+// CHECK: tensor.pad
 // CHECK-LABEL: func.func @padded_for_depthwise
 // CHECK: linalg.matmul
 // CHECK: tensor.pad
@@ -177,6 +182,24 @@ func.func @padded_for_3x3(%in: tensor<1x8x8x16xf32>, %w1: tensor<1x1x16x8xf32>, 
   %o = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%p, %w3 : tensor<1x10x10x8xf32>, tensor<3x3x8x8xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   return %o : tensor<1x8x8x8xf32>
+}
+
+// UNet's up path: the 1x1 convolution is a part of the concatenation that
+// the next 3x3 convolution pads.
+func.func @concatenated_then_padded(%in: tensor<1x8x8x16xf32>, %skip: tensor<1x8x8x8xf32>, %w1: tensor<1x1x16x8xf32>) -> tensor<1x10x10x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w1 : tensor<1x8x8x16xf32>, tensor<1x1x16x8xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %cat = tensor.empty() : tensor<1x8x8x16xf32>
+  %cat0 = tensor.insert_slice %c into %cat[0, 0, 0, 0] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> into tensor<1x8x8x16xf32>
+  %cat1 = tensor.insert_slice %skip into %cat0[0, 0, 0, 8] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> into tensor<1x8x8x16xf32>
+  %p = tensor.pad %cat1 low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x16xf32> to tensor<1x10x10x16xf32>
+  return %p : tensor<1x10x10x16xf32>
 }
 
 func.func @padded_for_depthwise(%in: tensor<1x8x8x16xf32>, %w1: tensor<1x1x16x8xf32>, %w3: tensor<3x3x8xf32>) -> tensor<1x8x8x8xf32> {
