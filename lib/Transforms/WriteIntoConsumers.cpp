@@ -149,8 +149,7 @@ computePartInPlace(Value part, Value base, ArrayRef<OpFoldResult> offsets,
         return isConstantIntValue(stride, 1);
       }))
     return std::nullopt;
-  std::optional<EmptyDestination> destination =
-      findEmptyDestination(part, othersMayRead);
+  std::optional<EmptyDestination> destination = findEmptyDestination(part);
   if (destination &&
       computeIntoSlice(*destination, base, offsets, sizes, dominance))
     return destination;
@@ -237,31 +236,32 @@ static Value fillBorder(OpBuilder &builder, Location loc, Value empty,
   return base;
 }
 
-/// The padded tensor once `pad`'s source was computed into its slice
-/// [offsets, sizes] of `base` (computeIntoPadding) while others read the
-/// source too: right after the source, its slice is inserted into `base`,
-/// and the others read that slice instead, viewed as they read it (through
-/// the reshape that computes the source, if they read its operand).
-static void readSliceInstead(tensor::PadOp pad,
-                             const EmptyDestination &destination,
+/// After a part that others read too was computed into its slice
+/// [offsets, sizes] of `base` (computeIntoSlice): right after the part,
+/// its slice is inserted into `base`, and the others (but `keep`: the pad
+/// or the concatenation that goes away) read that slice instead, viewed as
+/// they read it (through the reshape that computes the part, if they read
+/// its operand). Returns the padded tensor with the part in it.
+static Value insertAfterPart(const EmptyDestination &destination,
                              ArrayRef<OpFoldResult> offsets,
-                             ArrayRef<OpFoldResult> sizes, Value base) {
-  Value source = destination.shared.front();
-  Operation *def = source.getDefiningOp();
-  OpBuilder builder(pad);
-  Location loc = pad.getLoc();
+                             ArrayRef<OpFoldResult> sizes, Value base,
+                             Operation *keep) {
+  Value part = destination.shared.front();
+  Operation *def = part.getDefiningOp();
+  OpBuilder builder(def);
+  Location loc = def->getLoc();
   // A reshape's operand is defined before it: the reshape moves next to
   // it, so that what reads either comes after the slice.
   if (destination.shared.size() > 1)
     def->moveAfter(destination.shared.back().getDefiningOp());
   builder.setInsertionPointAfter(def);
   SmallVector<OpFoldResult> strides(offsets.size(), builder.getIndexAttr(1));
-  auto insert = builder.create<tensor::InsertSliceOp>(loc, source, base,
-                                                      offsets, sizes, strides);
+  auto insert = builder.create<tensor::InsertSliceOp>(loc, part, base, offsets,
+                                                      sizes, strides);
   Value slice = builder.create<tensor::ExtractSliceOp>(loc, insert.getResult(),
                                                        offsets, sizes, strides);
-  source.replaceUsesWithIf(slice, [&](OpOperand &use) {
-    return use.getOwner() != pad && use.getOwner() != insert;
+  part.replaceUsesWithIf(slice, [&](OpOperand &use) {
+    return use.getOwner() != keep && use.getOwner() != insert;
   });
   if (destination.shared.size() > 1) {
     Value operand = destination.shared.back();
@@ -276,8 +276,7 @@ static void readSliceInstead(tensor::PadOp pad,
     operand.replaceUsesWithIf(
         view, [&](OpOperand &use) { return use.getOwner() != def; });
   }
-  pad.replaceAllUsesWith(insert.getResult());
-  pad.erase();
+  return insert.getResult();
 }
 
 /// pad(x) with a constant padding value: a tensor of the padded shape whose
@@ -333,26 +332,55 @@ static void computeIntoPadding(tensor::PadOp pad, DominanceInfo &dominance) {
                        shift(builder, loc, insert.getMixedOffsets(), low),
                        insert.getMixedSizes(), insert.getMixedStrides()});
   }
-  // A source that others read too (a residual connection), directly or
-  // through the reshape that computes it, is computed into the padded
-  // tensor all the same where it is the only part: the others then read
-  // its slice of it, which starts right after the source.
-  Value source = pad.getSource();
-  auto sourceResult = dyn_cast<OpResult>(source);
-  bool othersRead = concatenation.empty() && sourceResult &&
-                    sourceResult.getOwner()->getBlock() == block;
-  bool inPlace = false;
-  std::optional<EmptyDestination> shared;
-  for (const Part &part : parts) {
+  // A part that others read too (a residual connection, a skip
+  // connection), directly or through the reshape that computes it, is
+  // computed into the padded tensor all the same where it is the only such
+  // part: its slice is inserted right after it and the others read that
+  // slice; the other parts are computed into the padded tensor after it
+  // (those computed before stay copies).
+  std::optional<unsigned> sharedPart;
+  std::optional<EmptyDestination> sharedDestination;
+  for (auto [i, part] : llvm::enumerate(parts)) {
+    auto result = dyn_cast<OpResult>(part.value);
+    if (!result || result.getOwner()->getBlock() != block ||
+        !llvm::all_of(part.strides, [](OpFoldResult stride) {
+          return isConstantIntValue(stride, 1);
+        }))
+      continue;
     std::optional<EmptyDestination> destination =
-        computePartInPlace(part.value, base, part.offsets, part.sizes,
-                           part.strides, dominance, othersRead);
-    inPlace |= destination.has_value();
-    if (othersRead && destination &&
-        llvm::any_of(destination->shared,
-                     [](Value value) { return !value.hasOneUse(); }))
-      shared = std::move(destination);
+        findEmptyDestination(part.value, /*othersMayRead=*/true);
+    if (!destination || llvm::all_of(destination->shared, [](Value value) {
+          return value.hasOneUse();
+        }))
+      continue;
+    if (sharedPart) {
+      sharedPart.reset();
+      break;
+    }
+    sharedPart = i;
+    sharedDestination = std::move(destination);
   }
+  Value current = base;
+  bool inPlace = false;
+  if (sharedPart &&
+      computeIntoSlice(*sharedDestination, base, parts[*sharedPart].offsets,
+                       parts[*sharedPart].sizes, dominance)) {
+    const Part &part = parts[*sharedPart];
+    // The part's reader that goes away with the pad, not to redirect.
+    Operation *reader = concatenation.empty()
+                            ? pad.getOperation()
+                            : concatenation[*sharedPart].getOperation();
+    current = insertAfterPart(*sharedDestination, part.offsets, part.sizes,
+                              base, reader);
+    inPlace = true;
+  } else {
+    sharedPart.reset();
+  }
+  for (auto [i, part] : llvm::enumerate(parts))
+    if (i != sharedPart)
+      inPlace |= computePartInPlace(part.value, current, part.offsets,
+                                    part.sizes, part.strides, dominance)
+                     .has_value();
   if (!inPlace) {
     // Nothing computes into the padded tensor: it need not live longer
     // than the pad did.
@@ -362,15 +390,12 @@ static void computeIntoPadding(tensor::PadOp pad, DominanceInfo &dominance) {
       border.push_back(op);
     for (Operation *op : border)
       op->moveBefore(pad);
-  } else if (shared) {
-    readSliceInstead(pad, *shared, parts.front().offsets, parts.front().sizes,
-                     base);
-    return;
   }
-  Value result = base;
-  for (const Part &part : parts)
-    result = builder.create<tensor::InsertSliceOp>(
-        loc, part.value, result, part.offsets, part.sizes, part.strides);
+  Value result = current;
+  for (auto [i, part] : llvm::enumerate(parts))
+    if (i != sharedPart)
+      result = builder.create<tensor::InsertSliceOp>(
+          loc, part.value, result, part.offsets, part.sizes, part.strides);
   pad.replaceAllUsesWith(result);
   pad.erase();
   for (tensor::InsertSliceOp insert : llvm::reverse(concatenation))

@@ -205,3 +205,57 @@ func.func @concatenated_matmul(%a: tensor<64x8xf32>, %b: tensor<8x16xf32>, %skip
   %c1 = tensor.insert_slice %skip into %c0[0, 0, 0, 16] [1, 8, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> into tensor<1x8x8x24xf32>
   return %c1 : tensor<1x8x8x24xf32>
 }
+
+// The skip connection of a padded concatenation is read by the down path
+// too: it is computed into its channels of the padded tensor all the same,
+// inserted right after it, and the down path reads that slice; the up
+// path, computed later, goes into the padded tensor after it.
+// CHECK-LABEL: func.func @padded_concatenation_shared_skip
+//       CHECK:   %[[F:.*]] = tensor.insert_slice {{.*}}[0, 1, 9, 0] [1, 8, 1, 8] [1, 1, 1, 1] : tensor<1x8x1x8xf32> into tensor<1x10x10x8xf32>
+//       CHECK:   %[[SKIPMIDDLE:.*]] = tensor.extract_slice %[[F]][0, 1, 1, 4] [1, 8, 8, 4] [1, 1, 1, 1]
+//       CHECK:   %[[SKIP:.*]] = linalg.generic {{.*}} outs(%[[SKIPMIDDLE]] : tensor<1x8x8x4xf32>)
+//       CHECK:   %[[WITHSKIP:.*]] = tensor.insert_slice %[[SKIP]] into %[[F]][0, 1, 1, 4] [1, 8, 8, 4] [1, 1, 1, 1]
+//       CHECK:   %[[SKIPVIEW:.*]] = tensor.extract_slice %[[WITHSKIP]][0, 1, 1, 4] [1, 8, 8, 4] [1, 1, 1, 1]
+//       CHECK:   %[[DOWN:.*]] = linalg.generic {{.*}} ins(%[[SKIPVIEW]] : tensor<1x8x8x4xf32>)
+//       CHECK:   %[[UPMIDDLE:.*]] = tensor.extract_slice %[[WITHSKIP]][0, 1, 1, 0] [1, 8, 8, 4] [1, 1, 1, 1]
+//       CHECK:   %[[UP:.*]] = linalg.generic {{.*}} ins(%[[DOWN]] : tensor<1x8x8x4xf32>) outs(%[[UPMIDDLE]] : tensor<1x8x8x4xf32>)
+//       CHECK:   %[[P:.*]] = tensor.insert_slice %[[UP]] into %[[WITHSKIP]][0, 1, 1, 0] [1, 8, 8, 4] [1, 1, 1, 1]
+//   CHECK-NOT:   tensor.pad
+//       CHECK:   return %[[P]]
+
+// Nothing is copied.
+// BUFFERS-LABEL: func.func @padded_concatenation_shared_skip
+//   BUFFERS-NOT:   copy
+//       BUFFERS:   return
+func.func @padded_concatenation_shared_skip(%x: tensor<1x8x8x4xf32>) -> tensor<1x10x10x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x4xf32>
+  %skip = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x8x8x4xf32>) outs(%e : tensor<1x8x8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x8x4xf32>
+  %e2 = tensor.empty() : tensor<1x8x8x4xf32>
+  %down = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%skip : tensor<1x8x8x4xf32>) outs(%e2 : tensor<1x8x8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x8x4xf32>
+  %e3 = tensor.empty() : tensor<1x8x8x4xf32>
+  %up = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%down : tensor<1x8x8x4xf32>) outs(%e3 : tensor<1x8x8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.addf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x8x4xf32>
+  %c = tensor.empty() : tensor<1x8x8x8xf32>
+  %c0 = tensor.insert_slice %up into %c[0, 0, 0, 0] [1, 8, 8, 4] [1, 1, 1, 1] : tensor<1x8x8x4xf32> into tensor<1x8x8x8xf32>
+  %c1 = tensor.insert_slice %skip into %c0[0, 0, 0, 4] [1, 8, 8, 4] [1, 1, 1, 1] : tensor<1x8x8x4xf32> into tensor<1x8x8x8xf32>
+  %p = tensor.pad %c1 low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x8xf32> to tensor<1x10x10x8xf32>
+  return %p : tensor<1x10x10x8xf32>
+}

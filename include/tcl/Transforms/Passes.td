@@ -131,9 +131,11 @@ def WriteIntoConsumers : Pass<"tcl-write-into-consumers", "ModuleOp"> {
     a matmul over pixels writes into its channels of a concatenation, not
     into the middle of a padded image), or expanded like a collapse_shape
     (Winograd's output blocks). Its insert_slice then bufferizes to nothing.
-    A pad's only source may have other readers (a residual connection),
+    One part of a pad (its source, or one part of the concatenation it
+    pads) may have other readers (a residual or a skip connection),
     directly or through the reshape that computes it: they then read its
-    slice of the padded tensor, inserted right after the source. Why: each
+    slice of the padded tensor, inserted right after the part, and the
+    other parts are computed into the padded tensor after it. Why: each
     pad and concatenation copied its operands into a new buffer (UNet:
     concatenated, then copied again into the padded buffer of the next
     convolution; ResNet-18: every block's output into the next block's
