@@ -137,6 +137,12 @@ static bool computeIntoSlice(const EmptyDestination &destination, Value base,
   return true;
 }
 
+static bool hasUnitStrides(ArrayRef<OpFoldResult> strides) {
+  return llvm::all_of(strides, [](OpFoldResult stride) {
+    return isConstantIntValue(stride, 1);
+  });
+}
+
 /// Has `part`, inserted into `base` at [offsets, sizes, strides], computed
 /// in its place where it was computed into an empty tensor that nothing
 /// else reads (computeIntoSlice), and says where. None where it stays a
@@ -144,10 +150,8 @@ static bool computeIntoSlice(const EmptyDestination &destination, Value base,
 static std::optional<EmptyDestination>
 computePartInPlace(Value part, Value base, ArrayRef<OpFoldResult> offsets,
                    ArrayRef<OpFoldResult> sizes, ArrayRef<OpFoldResult> strides,
-                   DominanceInfo &dominance, bool othersMayRead = false) {
-  if (!llvm::all_of(strides, [](OpFoldResult stride) {
-        return isConstantIntValue(stride, 1);
-      }))
+                   DominanceInfo &dominance) {
+  if (!hasUnitStrides(strides))
     return std::nullopt;
   std::optional<EmptyDestination> destination = findEmptyDestination(part);
   if (destination &&
@@ -282,10 +286,11 @@ static Value insertAfterPart(const EmptyDestination &destination,
 /// pad(x) with a constant padding value: a tensor of the padded shape whose
 /// border is filled (fillBorder) and x inserted into its middle. Where x,
 /// or a part of the concatenation x is, was computed into an empty tensor
-/// that nothing else reads, it is computed into its place instead (its
-/// empty tensor becomes that slice, its insert_slice bufferizes to
-/// nothing); the padded tensor and its border then come first (as early as
-/// the padding value allows), else where the pad was.
+/// that nothing else reads (or, for one part, that others read through
+/// insertAfterPart), it is computed into its place instead (its empty
+/// tensor becomes that slice, its insert_slice bufferizes to nothing); the
+/// padded tensor and its border then come first (as early as the padding
+/// value allows), else where the pad was.
 static void computeIntoPadding(tensor::PadOp pad, DominanceInfo &dominance) {
   Value padding = pad.getConstantPaddingValue();
   RankedTensorType type = pad.getResultType();
@@ -343,9 +348,7 @@ static void computeIntoPadding(tensor::PadOp pad, DominanceInfo &dominance) {
   for (auto [i, part] : llvm::enumerate(parts)) {
     auto result = dyn_cast<OpResult>(part.value);
     if (!result || result.getOwner()->getBlock() != block ||
-        !llvm::all_of(part.strides, [](OpFoldResult stride) {
-          return isConstantIntValue(stride, 1);
-        }))
+        !hasUnitStrides(part.strides))
       continue;
     std::optional<EmptyDestination> destination =
         findEmptyDestination(part.value, /*othersMayRead=*/true);
