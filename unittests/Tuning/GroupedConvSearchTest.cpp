@@ -1,17 +1,20 @@
-//===- GroupedConvSearchTest.cpp - Search space of a grouped convolution --===//
+//===- GroupedConvSearchTest.cpp - Search spaces of generic anchors -------===//
 //
 // Part of the tcl project.
 //
 //===----------------------------------------------------------------------===//
 //
 // Every candidate the search space generates for a grouped convolution (a
-// linalg.generic, tcl/Support/GroupedConv.h) verifies and applies, and the
-// code of a sample of them computes what plain loops compute.
+// linalg.generic, tcl/Support/GroupedConv.h) and for a Resize (a generic
+// that reads its input at computed indices, vectorized where the reads are
+// rows) verifies and applies, and the code of a sample of them computes
+// what plain loops compute.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Transforms/ApplySchedule.h"
+#include "tcl/Transforms/DefaultSchedule.h"
 #include "tcl/Tuning/SearchSpace.h"
 
 #include "../Support/TclTest.h"
@@ -78,7 +81,144 @@ func.func @f(%x: tensor<1x17x17x4x8xf32>, %w: tensor<4x3x3x8x8xf32>,
 }
 )mlir";
 
-class GroupedConvSearchTest : public test::TclTest {};
+/// A bilinear Resize of a channels-last image, 8x8 -> 16x16, as the
+/// importer builds it (index tables read in the body, weights as inputs).
+constexpr const char *kResize = R"mlir(
+#h = affine_map<(n, h, w, c) -> (h)>
+#w = affine_map<(n, h, w, c) -> (w)>
+#id = affine_map<(n, h, w, c) -> (n, h, w, c)>
+func.func @f(%x: tensor<1x8x8x16xf32>) -> tensor<1x16x16x16xf32> {
+  %lower = arith.constant dense<[0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7]> : tensor<16xi64>
+  %upper = arith.constant dense<[1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 7]> : tensor<16xi64>
+  %weight = arith.constant dense<[0.0, 0.25, 0.75, 0.25, 0.75, 0.25, 0.75, 0.25, 0.75, 0.25, 0.75, 0.25, 0.75, 0.25, 0.75, 0.0]> : tensor<16xf32>
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<1x16x16x16xf32>
+  %r = linalg.generic {indexing_maps = [#h, #w, #id],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%weight, %weight : tensor<16xf32>, tensor<16xf32>)
+      outs(%e : tensor<1x16x16x16xf32>) attrs = {tcl.task = "resize"} {
+  ^bb0(%wh: f32, %ww: f32, %o: f32):
+    %n = linalg.index 0 : index
+    %h = linalg.index 1 : index
+    %w = linalg.index 2 : index
+    %c = linalg.index 3 : index
+    %h0 = tensor.extract %lower[%h] : tensor<16xi64>
+    %h1 = tensor.extract %upper[%h] : tensor<16xi64>
+    %w0 = tensor.extract %lower[%w] : tensor<16xi64>
+    %w1 = tensor.extract %upper[%w] : tensor<16xi64>
+    %ih0 = arith.index_cast %h0 : i64 to index
+    %ih1 = arith.index_cast %h1 : i64 to index
+    %iw0 = arith.index_cast %w0 : i64 to index
+    %iw1 = arith.index_cast %w1 : i64 to index
+    %a = tensor.extract %x[%n, %ih0, %iw0, %c] : tensor<1x8x8x16xf32>
+    %b = tensor.extract %x[%n, %ih0, %iw1, %c] : tensor<1x8x8x16xf32>
+    %d = tensor.extract %x[%n, %ih1, %iw0, %c] : tensor<1x8x8x16xf32>
+    %g = tensor.extract %x[%n, %ih1, %iw1, %c] : tensor<1x8x8x16xf32>
+    %uh = arith.subf %one, %wh : f32
+    %uw = arith.subf %one, %ww : f32
+    %ta = arith.mulf %a, %uw : f32
+    %tb = arith.mulf %b, %ww : f32
+    %t = arith.addf %ta, %tb : f32
+    %ba = arith.mulf %d, %uw : f32
+    %bb = arith.mulf %g, %ww : f32
+    %bt = arith.addf %ba, %bb : f32
+    %vt = arith.mulf %t, %uh : f32
+    %vb = arith.mulf %bt, %wh : f32
+    %v = arith.addf %vt, %vb : f32
+    linalg.yield %v : f32
+  } -> tensor<1x16x16x16xf32>
+  return %r : tensor<1x16x16x16xf32>
+}
+)mlir";
+
+class GroupedConvSearchTest : public test::TclTest {
+protected:
+  /// Every candidate of `anchor`'s search space (samples, mutations,
+  /// crossovers) at 1 and 2 threads verifies and applies to `module`, and
+  /// every tenth computes what plain loops compute. Returns how many ran;
+  /// `vectorized` counts the candidates that vectorize.
+  unsigned checkCandidates(ModuleOp module, linalg::LinalgOp anchor,
+                           bool hasEpilogue, unsigned *vectorized = nullptr) {
+    StringRef task = anchor->getAttrOfType<StringAttr>(kTaskAttrName);
+    unsigned jitted = 0;
+    for (unsigned threads : {1u, 2u}) {
+      Platform platform(*lookupTargetArch("x86-avx2"), threads);
+      auto space = SearchSpace::create(anchor, platform, hasEpilogue);
+      EXPECT_TRUE(space);
+      if (!space)
+        return jitted;
+      std::mt19937_64 rng(threads);
+      std::vector<Genome> genomes;
+      for (int i = 0; i < 30; ++i)
+        genomes.push_back(space->sample(rng));
+      for (int i = 0; i < 30; ++i) {
+        genomes.push_back(space->mutate(genomes[i], rng));
+        genomes.push_back(space->crossover(genomes[i], genomes[29 - i], rng));
+      }
+      std::set<std::string> seen;
+      for (const Genome &genome : genomes) {
+        if (!seen.insert(genome.str()).second)
+          continue;
+        EXPECT_TRUE(space->isWellFormed(genome)) << genome.str();
+        // The schedule verifies and its transform sequence applies.
+        OwningOpRef<ModuleOp> payload = module.clone();
+        OpBuilder builder = OpBuilder::atBlockEnd(payload->getBody());
+        ScheduleOp schedule =
+            space->build(builder, payload->getLoc(), task, genome);
+        if (vectorized &&
+            llvm::any_of(schedule.getBody().front(), [](Operation &primitive) {
+              return isa<VectorizeOp>(primitive);
+            }))
+          ++*vectorized;
+        std::string diagnostics;
+        ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
+          diagnostics += diag.str() + "\n";
+          return success();
+        });
+        EXPECT_TRUE(succeeded(verify(schedule)))
+            << task.str() << " " << genome.str() << "\n"
+            << diagnostics;
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        payload->print(os);
+        if (failed(applySchedule(schedule, *payload))) {
+          ADD_FAILURE() << task.str() << " " << genome.str() << "\n"
+                        << diagnostics;
+          continue;
+        }
+        // A sample runs and computes what plain loops compute.
+        if (seen.size() % 10 != 1)
+          continue;
+        ++jitted;
+        auto scheduled = Kernel::jit(text, "f", LoweringOptions(platform));
+        if (!scheduled) {
+          ADD_FAILURE() << llvm::toString(scheduled.takeError());
+          continue;
+        }
+        auto naiveText = stripSchedules(text);
+        EXPECT_TRUE(bool(naiveText));
+        if (!naiveText)
+          continue;
+        auto naive = Kernel::jit(
+            *naiveText, "f",
+            LoweringOptions(Platform(platform.getTarget(), 1), false));
+        if (!naive) {
+          ADD_FAILURE() << llvm::toString(naive.takeError());
+          continue;
+        }
+        std::vector<Buffer> inputs =
+            scheduled->getSignature().makeRandomInputs(/*seed=*/3);
+        std::vector<Buffer> fast = scheduled->getSignature().makeOutputs();
+        std::vector<Buffer> slow = naive->getSignature().makeOutputs();
+        EXPECT_FALSE(bool(scheduled->run(inputs, fast)));
+        EXPECT_FALSE(bool(naive->run(inputs, slow)));
+        EXPECT_LE(maxRelativeError(fast, slow), kOutputTolerance)
+            << task.str() << " " << genome.str();
+      }
+    }
+    return jitted;
+  }
+};
 
 TEST_F(GroupedConvSearchTest, EveryCandidateVerifiesAndApplies) {
   OwningOpRef<ModuleOp> module = parse(kGroupedConvs);
@@ -94,67 +234,28 @@ TEST_F(GroupedConvSearchTest, EveryCandidateVerifiesAndApplies) {
     // The generic is recognized as the grouped convolution anchor.
     EXPECT_EQ(getAnchorName(anchor), "linalg.generic.conv_2d_nhwgc_ghwcf");
     StringRef task = anchor->getAttrOfType<StringAttr>(kTaskAttrName);
-    bool hasEpilogue = task == "grouped";
-    for (unsigned threads : {1u, 2u}) {
-      Platform platform(*lookupTargetArch("x86-avx2"), threads);
-      auto space = SearchSpace::create(anchor, platform, hasEpilogue);
-      ASSERT_TRUE(space);
-      std::mt19937_64 rng(threads);
-      std::vector<Genome> genomes;
-      for (int i = 0; i < 30; ++i)
-        genomes.push_back(space->sample(rng));
-      for (int i = 0; i < 30; ++i) {
-        genomes.push_back(space->mutate(genomes[i], rng));
-        genomes.push_back(space->crossover(genomes[i], genomes[29 - i], rng));
-      }
-      std::set<std::string> seen;
-      for (const Genome &genome : genomes) {
-        if (!seen.insert(genome.str()).second)
-          continue;
-        ASSERT_TRUE(space->isWellFormed(genome)) << genome.str();
-        // The schedule verifies and its transform sequence applies.
-        OwningOpRef<ModuleOp> payload = module->clone();
-        OpBuilder builder = OpBuilder::atBlockEnd(payload->getBody());
-        ScheduleOp schedule =
-            space->build(builder, payload->getLoc(), task, genome);
-        std::string diagnostics;
-        ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
-          diagnostics += diag.str() + "\n";
-          return success();
-        });
-        ASSERT_TRUE(succeeded(verify(schedule)))
-            << task.str() << " " << genome.str() << "\n"
-            << diagnostics;
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        payload->print(os);
-        ASSERT_TRUE(succeeded(applySchedule(schedule, *payload)))
-            << task.str() << " " << genome.str() << "\n"
-            << diagnostics;
-        // A sample runs and computes what plain loops compute.
-        if (seen.size() % 10 != 1)
-          continue;
-        ++jitted;
-        auto scheduled = Kernel::jit(text, "f", LoweringOptions(platform));
-        ASSERT_TRUE(bool(scheduled)) << llvm::toString(scheduled.takeError());
-        auto naiveText = stripSchedules(text);
-        ASSERT_TRUE(bool(naiveText));
-        auto naive = Kernel::jit(
-            *naiveText, "f",
-            LoweringOptions(Platform(platform.getTarget(), 1), false));
-        ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
-        std::vector<Buffer> inputs =
-            scheduled->getSignature().makeRandomInputs(/*seed=*/3);
-        std::vector<Buffer> fast = scheduled->getSignature().makeOutputs();
-        std::vector<Buffer> slow = naive->getSignature().makeOutputs();
-        ASSERT_FALSE(bool(scheduled->run(inputs, fast)));
-        ASSERT_FALSE(bool(naive->run(inputs, slow)));
-        EXPECT_LE(maxRelativeError(fast, slow), kOutputTolerance)
-            << task.str() << " " << genome.str();
-      }
-    }
+    jitted +=
+        checkCandidates(*module, anchor, /*hasEpilogue=*/task == "grouped");
   }
   EXPECT_GT(jitted, 0u);
+}
+
+// A Resize's candidates include vectorized ones (its reads are rows of
+// channels; tiles of more than one row gather), and all compute it.
+TEST_F(GroupedConvSearchTest, EveryResizeCandidateComputesTheResize) {
+  OwningOpRef<ModuleOp> module = parse(kResize);
+  ASSERT_TRUE(module);
+  linalg::LinalgOp anchor;
+  module->walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kTaskAttrName))
+      anchor = op;
+  });
+  ASSERT_TRUE(anchor);
+  EXPECT_TRUE(isVectorizableGeneric(anchor));
+  unsigned vectorized = 0;
+  EXPECT_GT(
+      checkCandidates(*module, anchor, /*hasEpilogue=*/false, &vectorized), 0u);
+  EXPECT_GT(vectorized, 0u);
 }
 
 } // namespace
