@@ -7,9 +7,13 @@ BERT-style encoder, RegNet-Y-400MF; same seeded weights as PyTorch's), with
 and batch-1 latency (tcl-run, median), PyTorch's latency on the same
 module in this process (torch.set_num_threads, OpenBLAS), and the share of
 tcl's run outside the tasks' loop nests (a --profile build: pads, copies,
-layout transposes). Prints a table.
+layout transposes). tcl and PyTorch are timed in alternating rounds
+(--rounds, 3 by default): the latencies are medians over the rounds, the
+speed ratio is the median of the rounds' ratios with their range, since one
+noisy minute on a shared host moves a single measurement by 2x. Prints a
+table.
 
-Usage: /usr/bin/python3 bench/models.py [BUILD_DIR] [--models a,b]
+Usage: /usr/bin/python3 bench/models.py [BUILD_DIR] [--models a,b] [--rounds N]
   (e.g. --models gpt,transformer_encoder_layer,unet,tcn: the other models
   of the end-to-end tests, from the zoo)
 """
@@ -30,8 +34,7 @@ import generate  # noqa: E402
 REPEATS = 20
 
 
-def torch_latency(name, threads):
-    model, example, _ = generate.instantiate(name)
+def torch_latency(model, example, threads):
     torch.set_num_threads(threads)
     with torch.no_grad():
         for _ in range(3):
@@ -78,16 +81,15 @@ def outside_tasks(build, name, threads, compile_args):
     return 100 - float(re.search(r"tasks' nests\s+([0-9.]+) %", out).group(1))
 
 
-def tcl(build, name, threads):
+def compile_library(build, name, threads):
+    """Compiles the model for `threads`: the library and the seconds it took."""
     directory = os.path.join(build, "models", name)
     onnx_path = os.path.join(directory, "model.onnx")
     library = os.path.join(directory, f"model_{threads}t.so")
     start = time.perf_counter()
     subprocess.run([os.path.join(build, "bin", "tcl-compile"), onnx_path,
                     f"--num-threads={threads}", "-o", library], check=True)
-    compile_seconds = time.perf_counter() - start
-    median, ok = run_library(build, name, library, threads)
-    return compile_seconds, median, ok
+    return library, time.perf_counter() - start
 
 
 def main():
@@ -96,6 +98,8 @@ def main():
     parser.add_argument("--models", default=",".join(generate.MODELS),
                         help="comma-separated names of models/generate.py's "
                              "MODELS or ZOO (default: MODELS)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternating rounds of tcl and PyTorch runs")
     args = parser.parse_args()
     build, names = args.build, args.models.split(",")
     for name in names:
@@ -106,19 +110,30 @@ def main():
             generate.export(name, os.path.join(build, "models"))
     blas = "OpenBLAS" if "openblas" in torch.__config__.show().lower() or \
         os.path.exists("/usr/lib/x86_64-linux-gnu/openblas-openmp") else "BLAS"
-    print(f"End-to-end, batch 1, f32, median of {REPEATS} runs; libtorch "
-          f"{torch.__version__} ({blas}); tcl untuned (default schedules)\n")
+    print(f"End-to-end, batch 1, f32, median of {REPEATS} runs a round, "
+          f"{args.rounds} alternating rounds; libtorch {torch.__version__} "
+          f"({blas}); tcl untuned (default schedules)\n")
     print("| model | threads | tcl compile (s) | tcl latency (ms) | "
-          "libtorch latency (ms) | tcl / libtorch speed | outside tasks | "
-          "tcl check |")
+          "libtorch latency (ms) | tcl / libtorch speed [range] | "
+          "outside tasks | tcl check |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for name in names:
+        model, example, _ = generate.instantiate(name)
         for threads in (1, 2):
-            compile_seconds, tcl_ms, ok = tcl(build, name, threads)
-            torch_ms = torch_latency(name, threads)
+            library, compile_seconds = compile_library(build, name, threads)
+            tcl_times, torch_times, ok = [], [], True
+            for _ in range(args.rounds):
+                tcl_ms, round_ok = run_library(build, name, library, threads)
+                ok &= round_ok
+                tcl_times.append(tcl_ms)
+                torch_times.append(torch_latency(model, example, threads))
+            ratios = [t / c for t, c in zip(torch_times, tcl_times)]
             outside = outside_tasks(build, name, threads, [])
-            print(f"| {name} | {threads} | {compile_seconds:.1f} | {tcl_ms:.2f} "
-                  f"| {torch_ms:.2f} | {torch_ms / tcl_ms:.2f} | "
+            print(f"| {name} | {threads} | {compile_seconds:.1f} "
+                  f"| {statistics.median(tcl_times):.2f} "
+                  f"| {statistics.median(torch_times):.2f} "
+                  f"| {statistics.median(ratios):.2f} "
+                  f"[{min(ratios):.2f}, {max(ratios):.2f}] | "
                   f"{outside:.1f} % | {'ok' if ok else 'WRONG'} |", flush=True)
 
 

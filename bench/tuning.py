@@ -146,9 +146,12 @@ def main():
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | "
           "---: | --- |")
     for name in names:
+        model, example, _ = e2e.generate.instantiate(name)
         for threads in thread_counts:
-            _, untuned_ms, ok0 = e2e.tcl(args.build, name, threads)
-            torch_ms = e2e.torch_latency(name, threads)
+            library, _ = e2e.compile_library(args.build, name, threads)
+            untuned_ms, ok0 = e2e.run_library(args.build, name, library,
+                                              threads)
+            torch_ms = e2e.torch_latency(model, example, threads)
             for cost_model in cost_models:
                 run = results[name, threads, cost_model]
                 tuned_ms, ok1 = e2e.run_library(args.build, name,
