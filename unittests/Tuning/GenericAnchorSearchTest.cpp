@@ -1,4 +1,4 @@
-//===- GroupedConvSearchTest.cpp - Search spaces of generic anchors -------===//
+//===- GenericAnchorSearchTest.cpp - Search spaces of generic anchors -----===//
 //
 // Part of the tcl project.
 //
@@ -131,7 +131,7 @@ func.func @f(%x: tensor<1x8x8x16xf32>) -> tensor<1x16x16x16xf32> {
 }
 )mlir";
 
-class GroupedConvSearchTest : public test::TclTest {
+class GenericAnchorSearchTest : public test::TclTest {
 protected:
   /// Every candidate of `anchor`'s search space (samples, mutations,
   /// crossovers) at 1 and 2 threads verifies and applies to `module`, and
@@ -220,7 +220,7 @@ protected:
   }
 };
 
-TEST_F(GroupedConvSearchTest, EveryCandidateVerifiesAndApplies) {
+TEST_F(GenericAnchorSearchTest, EveryCandidateVerifiesAndApplies) {
   OwningOpRef<ModuleOp> module = parse(kGroupedConvs);
   ASSERT_TRUE(module);
   SmallVector<linalg::LinalgOp> anchors;
@@ -242,7 +242,7 @@ TEST_F(GroupedConvSearchTest, EveryCandidateVerifiesAndApplies) {
 
 // A Resize's candidates include vectorized ones (its reads are rows of
 // channels; tiles of more than one row gather), and all compute it.
-TEST_F(GroupedConvSearchTest, EveryResizeCandidateComputesTheResize) {
+TEST_F(GenericAnchorSearchTest, EveryResizeCandidateComputesTheResize) {
   OwningOpRef<ModuleOp> module = parse(kResize);
   ASSERT_TRUE(module);
   linalg::LinalgOp anchor;
