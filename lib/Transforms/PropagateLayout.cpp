@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tcl/Support/PermutedBatchMatmul.h"
 #include "tcl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -57,6 +58,47 @@ struct ComposeTransposes : public OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
+/// `shape` without its unit dims.
+static SmallVector<int64_t> getSqueezedShape(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> squeezed;
+  for (int64_t extent : shape)
+    if (extent != 1)
+      squeezed.push_back(extent);
+  return squeezed;
+}
+
+/// Whether `reshape` only adds or drops unit dims.
+static bool isUnitDimReshape(Operation *reshape) {
+  if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(reshape))
+    return false;
+  auto shapeOf = [](Value value) {
+    return cast<RankedTensorType>(value.getType()).getShape();
+  };
+  return getSqueezedShape(shapeOf(reshape->getOperand(0))) ==
+         getSqueezedShape(shapeOf(reshape->getResult(0)));
+}
+
+/// `value` (static shape) reshaped to `shape`, which has the same non-unit
+/// extents in the same order: through the squeezed shape.
+static Value reshapeUnitDims(PatternRewriter &rewriter, Location loc,
+                             Value value, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  auto squeezedType =
+      RankedTensorType::get(getSqueezedShape(shape), type.getElementType());
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (type != squeezedType)
+    value = rewriter.create<tensor::CollapseShapeOp>(
+        loc, squeezedType, value,
+        *getReassociationIndicesForReshape(type, squeezedType));
+  if (squeezedType != resultType)
+    value = rewriter.create<tensor::ExpandShapeOp>(
+        loc, resultType, value,
+        *getReassociationIndicesForReshape(squeezedType, resultType));
+  return value;
+}
+
 /// A transpose that moves only unit dims (the others keep their order) is a
 /// reshape: transpose(x: 1x32x128, [1, 0, 2]) -> expand(collapse(x): 32x128)
 /// (a batch-second encoder's input). A copy that moves no data.
@@ -78,22 +120,9 @@ struct TransposeOfUnitDimsAsReshape
         kept.push_back(d);
     if (!llvm::is_sorted(kept))
       return failure();
-    SmallVector<int64_t> squeezed;
-    for (int64_t d : kept)
-      squeezed.push_back(sourceType.getDimSize(d));
-    auto squeezedType =
-        RankedTensorType::get(squeezed, sourceType.getElementType());
-    std::optional<SmallVector<ReassociationIndices>> collapse =
-        getReassociationIndicesForReshape(sourceType, squeezedType);
-    std::optional<SmallVector<ReassociationIndices>> expand =
-        getReassociationIndicesForReshape(squeezedType, resultType);
-    if (!collapse || !expand)
-      return failure();
-    Location loc = transpose.getLoc();
-    Value collapsed = rewriter.create<tensor::CollapseShapeOp>(
-        loc, squeezedType, transpose.getInput(), *collapse);
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(transpose, resultType,
-                                                       collapsed, *expand);
+    rewriter.replaceOp(transpose, reshapeUnitDims(rewriter, transpose.getLoc(),
+                                                  transpose.getInput(),
+                                                  resultType.getShape()));
     return success();
   }
 };
@@ -428,7 +457,6 @@ struct SinkTransposeThroughCollapse
     Location loc = collapse.getLoc();
     Value collapsed = rewriter.create<tensor::CollapseShapeOp>(
         loc, transpose.getInput(), sourceGroups);
-    RankedTensorType type = collapse.getResultType();
     replaceWithTranspose(rewriter, collapse, collapsed, newPerm);
     return success();
   }
@@ -476,6 +504,254 @@ struct SinkTransposeThroughExpand
   }
 };
 
+/// expand_shape(collapse_shape(x)) through the finest shape both reshapes
+/// share: the importer reshapes through a flat vector, and a flat vector of
+/// a strided slice (one head's part of a fused QKV projection, 32x1x128 of
+/// 32x1x384) is not a view: bufferization copies it. 32x1x128 -> 4096 ->
+/// 32x4x32 becomes 32x1x128 -> 32x128 -> 32x4x32, two views.
+struct ReshapeThroughCommonShape
+    : public OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    auto collapse = expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse || !collapse.getSrcType().hasStaticShape() ||
+        !expand.getResultType().hasStaticShape())
+      return failure();
+    ArrayRef<int64_t> source = collapse.getSrcType().getShape();
+    ArrayRef<int64_t> result = expand.getResultType().getShape();
+    // Runs of source and result dims with equal products, shortest first.
+    SmallVector<ReassociationIndices> sourceGroups, resultGroups;
+    SmallVector<int64_t> common;
+    size_t i = 0, j = 0;
+    while (i < source.size() && j < result.size()) {
+      ReassociationIndices sourceRun = {static_cast<int64_t>(i)};
+      ReassociationIndices resultRun = {static_cast<int64_t>(j)};
+      int64_t sourceProduct = source[i++], resultProduct = result[j++];
+      while (sourceProduct != resultProduct) {
+        if (sourceProduct < resultProduct && i < source.size()) {
+          sourceProduct *= source[i];
+          sourceRun.push_back(i++);
+        } else if (sourceProduct > resultProduct && j < result.size()) {
+          resultProduct *= result[j];
+          resultRun.push_back(j++);
+        } else {
+          return failure();
+        }
+      }
+      sourceGroups.push_back(sourceRun);
+      resultGroups.push_back(resultRun);
+      common.push_back(sourceProduct);
+    }
+    // Trailing unit dims join the last run.
+    for (; i < source.size(); ++i)
+      if (source[i] != 1 || sourceGroups.empty())
+        return failure();
+      else
+        sourceGroups.back().push_back(i);
+    for (; j < result.size(); ++j)
+      if (result[j] != 1 || resultGroups.empty())
+        return failure();
+      else
+        resultGroups.back().push_back(j);
+    // Nothing finer than what is there (a flat vector, or these reshapes).
+    if (common.size() <= 1 ||
+        ArrayRef(common) == collapse.getResultType().getShape())
+      return failure();
+    // A side whose runs are single dims needs no reshape.
+    auto isIdentity = [](ArrayRef<ReassociationIndices> groups) {
+      return llvm::all_of(groups, [](const ReassociationIndices &group) {
+        return group.size() == 1;
+      });
+    };
+    auto commonType =
+        RankedTensorType::get(common, expand.getResultType().getElementType());
+    Value reshaped = collapse.getSrc();
+    if (!isIdentity(sourceGroups))
+      reshaped = rewriter.create<tensor::CollapseShapeOp>(
+          collapse.getLoc(), commonType, reshaped, sourceGroups);
+    if (isIdentity(resultGroups))
+      rewriter.replaceOp(expand, reshaped);
+    else
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+          expand, expand.getResultType(), reshaped, resultGroups);
+    return success();
+  }
+};
+
+/// A batch-matmul operand laid out as the tensor it is a transpose of.
+struct OperandLayout {
+  /// The loop of each dim, in the tensor's order.
+  std::array<unsigned, 3> dims;
+  /// The operand's shape in that order (the tensor's, up to unit dims).
+  SmallVector<int64_t> shape;
+};
+
+/// The layout of a 3-D batch-matmul operand of `shape`, whose dims iterate
+/// `dims`, when its non-unit dims, in order, are the dims `positionOf`
+/// of the tensor it is read from or written to: sorted by those positions,
+/// unit dims first (they can go anywhere).
+static OperandLayout getTransposedLayout(ArrayRef<int64_t> shape,
+                                         ArrayRef<int64_t> positionOf,
+                                         const std::array<unsigned, 3> &dims) {
+  SmallVector<int64_t> rank(shape.size(), -1);
+  size_t next = 0;
+  for (auto [d, extent] : llvm::enumerate(shape))
+    if (extent != 1)
+      rank[d] = positionOf[next++];
+  SmallVector<int64_t> order =
+      llvm::to_vector(llvm::seq<int64_t>(0, shape.size()));
+  llvm::sort(order, [&](int64_t a, int64_t b) {
+    return std::make_pair(rank[a], a) < std::make_pair(rank[b], b);
+  });
+  OperandLayout layout;
+  for (auto [position, d] : llvm::enumerate(order)) {
+    layout.dims[position] = dims[d];
+    layout.shape.push_back(shape[d]);
+  }
+  return layout;
+}
+
+/// collapse_shape(extract_slice) that only drops unit dims -> a
+/// rank-reducing extract_slice. memref.collapse_shape cannot merge a unit
+/// dim whose stride is not its neighbour's extent times stride (a head's
+/// 32x1x128 slice of a fused 32x1x384 QKV projection has strides [384, 384,
+/// 1]), so bufferization would copy the slice; a rank-reducing subview
+/// drops the unit dim with its stride.
+struct CollapseOfSliceAsRankReducingSlice
+    : public OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
+                                PatternRewriter &rewriter) const override {
+    auto slice = collapse.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || !isUnitDimReshape(collapse) ||
+        !collapse.getResultType().hasStaticShape())
+      return failure();
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        collapse, collapse.getResultType(), slice.getSource(),
+        slice.getMixedOffsets(), slice.getMixedSizes(),
+        slice.getMixedStrides());
+    return success();
+  }
+};
+
+/// linalg.batch_matmul (or tcl's form of it) reads its inputs and writes its
+/// result in the layouts around it: an input that is a transpose, seen
+/// through reshapes of unit dims, is read from the transpose's source; a
+/// result whose one user is such a transpose is written in its layout
+/// (attention's [S, H, D] <-> [H, S, D] copies of queries, values and
+/// outputs). The right-hand side and the result keep n their innermost
+/// dim, which the batch matmul's kernel loads and stores as vectors; a
+/// transposed key ([S, H, D] read as [H, D, S]) keeps its transpose.
+struct FoldTransposesIntoBatchMatmul
+    : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<tcl::BatchMatmulLayout> layout;
+    if (isa<linalg::BatchMatmulOp>(op))
+      layout = tcl::BatchMatmulLayout();
+    else
+      layout = tcl::matchPermutedBatchMatmul(op);
+    if (!layout || !op.hasPureTensorSemantics() ||
+        llvm::any_of(op->getOperandTypes(), [](Type type) {
+          return !cast<RankedTensorType>(type).hasStaticShape();
+        }))
+      return failure();
+    Location loc = op.getLoc();
+    bool changed = false;
+    // Inputs.
+    Value lhs = op.getDpsInputOperand(0)->get();
+    Value rhs = op.getDpsInputOperand(1)->get();
+    auto readInPlace = [&](Value &operand, std::array<unsigned, 3> &dims,
+                           bool keepNInnermost) {
+      Value value = operand;
+      while (Operation *reshape = value.getDefiningOp()) {
+        if (!isUnitDimReshape(reshape) || !reshape->hasOneUse())
+          break;
+        value = reshape->getOperand(0);
+      }
+      auto transpose = value.getDefiningOp<linalg::TransposeOp>();
+      if (!transpose || !transpose->hasOneUse())
+        return;
+      // Non-unit dim j of the transpose's result is its source's dim
+      // perm[d] for the j-th non-unit d.
+      auto sourceType = cast<RankedTensorType>(transpose.getInput().getType());
+      SmallVector<int64_t> positionOf;
+      for (int64_t source : transpose.getPermutation())
+        if (sourceType.getDimSize(source) != 1)
+          positionOf.push_back(source);
+      OperandLayout read = getTransposedLayout(
+          cast<RankedTensorType>(operand.getType()).getShape(), positionOf,
+          dims);
+      if (keepNInnermost && read.dims[2] != tcl::kBatchMatmulN)
+        return;
+      operand =
+          reshapeUnitDims(rewriter, loc, transpose.getInput(), read.shape);
+      dims = read.dims;
+      changed = true;
+    };
+    readInPlace(lhs, layout->lhs, /*keepNInnermost=*/false);
+    readInPlace(rhs, layout->rhs, /*keepNInnermost=*/true);
+    // The result, through reshapes of unit dims to one transpose.
+    Value result = op->getResult(0);
+    Operation *user = op.getOperation();
+    linalg::TransposeOp transpose;
+    while (user->getNumResults() == 1 && user->getResult(0).hasOneUse()) {
+      Value value = user->getResult(0);
+      user = *value.getUsers().begin();
+      auto next = dyn_cast<linalg::TransposeOp>(user);
+      if (next && next.getInput() == value) {
+        transpose = next;
+        break;
+      }
+      if (!isUnitDimReshape(user))
+        break;
+    }
+    auto fill = op.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
+    Value init = op.getDpsInitOperand(0)->get();
+    bool writesInPlace = false;
+    if (transpose && fill &&
+        fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
+      // Non-unit dim j of the result is the transpose's source dim s_j,
+      // which goes to its result's dim inverse[s_j].
+      SmallVector<int64_t> inverse =
+          invertPermutationVector(transpose.getPermutation());
+      auto sourceType = cast<RankedTensorType>(transpose.getInput().getType());
+      SmallVector<int64_t> positionOf;
+      for (int64_t s = 0; s < sourceType.getRank(); ++s)
+        if (sourceType.getDimSize(s) != 1)
+          positionOf.push_back(inverse[s]);
+      OperandLayout written = getTransposedLayout(
+          cast<RankedTensorType>(result.getType()).getShape(), positionOf,
+          layout->result);
+      if (written.dims[2] == tcl::kBatchMatmulN) {
+        Value empty = rewriter.create<tensor::EmptyOp>(
+            loc, written.shape, getElementTypeOrSelf(result.getType()));
+        init = rewriter.create<linalg::FillOp>(loc, fill.getInputs()[0], empty)
+                   .getResult(0);
+        layout->result = written.dims;
+        writesInPlace = true;
+        changed = true;
+      }
+    }
+    if (!changed)
+      return failure();
+    Value computed =
+        tcl::buildBatchMatmul(rewriter, loc, lhs, rhs, init, *layout);
+    if (!writesInPlace) {
+      rewriter.replaceOp(op, computed);
+      return success();
+    }
+    rewriter.replaceOp(
+        transpose, reshapeUnitDims(
+                       rewriter, loc, computed,
+                       cast<RankedTensorType>(transpose->getResult(0).getType())
+                           .getShape()));
+    return success();
+  }
+};
+
 struct PropagateLayoutPass
     : public mlir::tcl::impl::PropagateLayoutBase<PropagateLayoutPass> {
   void runOnOperation() override {
@@ -485,8 +761,9 @@ struct PropagateLayoutPass
     patterns.add<ComposeTransposes, SinkTransposeThroughGeneric,
                  ExtractThroughTranspose, WriteTransposedLayout,
                  SinkTransposeThroughInsertSlice, SinkTransposeThroughPad,
-                 SinkTransposeThroughCollapse, SinkTransposeThroughExpand>(
-        &getContext());
+                 SinkTransposeThroughCollapse, SinkTransposeThroughExpand,
+                 FoldTransposesIntoBatchMatmul, ReshapeThroughCommonShape,
+                 CollapseOfSliceAsRankReducingSlice>(&getContext());
     // The importer reshapes through a flat vector (collapse to 1-D, then
     // expand); composed, the reshapes only drop or add unit dims, which
     // the transposes move through.

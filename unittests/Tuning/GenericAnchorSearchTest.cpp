@@ -5,10 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // Every candidate the search space generates for a grouped convolution (a
-// linalg.generic, tcl/Support/GroupedConv.h) and for a Resize (a generic
-// that reads its input at computed indices, vectorized where the reads are
-// rows) verifies and applies, and the code of a sample of them computes
-// what plain loops compute.
+// linalg.generic, tcl/Support/GroupedConv.h), for a batch matmul of
+// attention's [S, H, D] layouts (tcl/Support/PermutedBatchMatmul.h) and for
+// a Resize (a generic that reads its input at computed indices, vectorized
+// where the reads are rows) verifies and applies, and the code of a sample
+// of them computes what plain loops compute.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +79,47 @@ func.func @f(%x: tensor<1x17x17x4x8xf32>, %w: tensor<4x3x3x8x8xf32>,
     linalg.yield %s : f32
   } -> tensor<1x1x16x6x2xf32>
   return %y, %m : tensor<1x8x8x4x8xf32>, tensor<1x1x16x6x2xf32>
+}
+)mlir";
+
+/// Attention's two batch matmuls on [S, H, D] = 24x3x16 queries and values
+/// (keys transposed to [H, D, S]), the second with the odd sequence length
+/// of the first's columns as its reduction: scores [H, S, S] from the
+/// queries in place, the context written into [S, H, D] in place.
+constexpr const char *kAttentionHeads = R"mlir(
+#q = affine_map<(b, m, n, k) -> (m, b, k)>
+#kt = affine_map<(b, m, n, k) -> (b, k, n)>
+#s = affine_map<(b, m, n, k) -> (b, m, n)>
+#p = affine_map<(b, m, n, k) -> (b, m, k)>
+#v = affine_map<(b, m, n, k) -> (k, b, n)>
+#o = affine_map<(b, m, n, k) -> (m, b, n)>
+func.func @f(%q: tensor<24x3x16xf32>, %k: tensor<3x16x24xf32>,
+             %v: tensor<24x3x16xf32>)
+    -> (tensor<3x24x24xf32>, tensor<24x3x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %es = tensor.empty() : tensor<3x24x24xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<3x24x24xf32>) -> tensor<3x24x24xf32>
+  %scores = linalg.generic {indexing_maps = [#q, #kt, #s],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<24x3x16xf32>, tensor<3x16x24xf32>)
+      outs(%zs : tensor<3x24x24xf32>) attrs = {tcl.task = "scores"} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<3x24x24xf32>
+  %eo = tensor.empty() : tensor<24x3x16xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<24x3x16xf32>) -> tensor<24x3x16xf32>
+  %context = linalg.generic {indexing_maps = [#p, #v, #o],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%scores, %v : tensor<3x24x24xf32>, tensor<24x3x16xf32>)
+      outs(%zo : tensor<24x3x16xf32>) attrs = {tcl.task = "context"} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %b, %a : f32
+    %r = arith.addf %m, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<24x3x16xf32>
+  return %scores, %context : tensor<3x24x24xf32>, tensor<24x3x16xf32>
 }
 )mlir";
 
@@ -238,6 +280,29 @@ TEST_F(GenericAnchorSearchTest, EveryCandidateVerifiesAndApplies) {
         checkCandidates(*module, anchor, /*hasEpilogue=*/task == "grouped");
   }
   EXPECT_GT(jitted, 0u);
+}
+
+// Batch matmuls that read and write attention's layouts in place are
+// recognized as their anchor, and their candidates, vectorized ones among
+// them, all compute the products.
+TEST_F(GenericAnchorSearchTest,
+       EveryAttentionHeadsCandidateComputesTheProduct) {
+  OwningOpRef<ModuleOp> module = parse(kAttentionHeads);
+  ASSERT_TRUE(module);
+  SmallVector<linalg::LinalgOp> anchors;
+  module->walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kTaskAttrName))
+      anchors.push_back(op);
+  });
+  ASSERT_EQ(anchors.size(), 2u);
+  unsigned jitted = 0, vectorized = 0;
+  for (linalg::LinalgOp anchor : anchors) {
+    EXPECT_EQ(getAnchorName(anchor), "linalg.generic.batch_matmul");
+    jitted +=
+        checkCandidates(*module, anchor, /*hasEpilogue=*/false, &vectorized);
+  }
+  EXPECT_GT(jitted, 0u);
+  EXPECT_GT(vectorized, 0u);
 }
 
 // A Resize's candidates include vectorized ones (its reads are rows of

@@ -26,7 +26,8 @@
 #ifndef TCL_SUPPORT_GROUPEDCONV_H
 #define TCL_SUPPORT_GROUPEDCONV_H
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "tcl/Support/MultiplyAccumulate.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
@@ -96,10 +97,7 @@ inline Value buildGroupedConv(OpBuilder &b, Location loc, Value input,
           ValueRange{init}, getGroupedConvMaps(b.getContext(), window),
           iterators,
           [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-            Value product =
-                nested.create<arith::MulFOp>(bodyLoc, args[0], args[1]);
-            Value sum = nested.create<arith::AddFOp>(bodyLoc, args[2], product);
-            nested.create<linalg::YieldOp>(bodyLoc, sum);
+            buildMultiplyAccumulate(nested, bodyLoc, args);
           })
       .getResult(0);
 }
@@ -138,24 +136,7 @@ inline std::optional<GroupedConvWindow> matchGroupedConv(Operation *op) {
         (dim == kGroupedKH || dim == kGroupedKW || dim == kGroupedC))
       return std::nullopt;
   // out + in * filter, in f32.
-  Block *body = generic.getBody();
-  if (!llvm::all_of(body->getArgumentTypes(),
-                    [](Type type) { return type.isF32(); }) ||
-      body->getOperations().size() != 3)
-    return std::nullopt;
-  auto mul = dyn_cast<arith::MulFOp>(body->front());
-  auto add = dyn_cast<arith::AddFOp>(*std::next(body->begin()));
-  auto yield = dyn_cast<linalg::YieldOp>(body->back());
-  if (!mul || !add || !yield || yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != add.getResult() ||
-      !((mul.getLhs() == body->getArgument(0) &&
-         mul.getRhs() == body->getArgument(1)) ||
-        (mul.getLhs() == body->getArgument(1) &&
-         mul.getRhs() == body->getArgument(0))) ||
-      !((add.getLhs() == body->getArgument(2) &&
-         add.getRhs() == mul.getResult()) ||
-        (add.getLhs() == mul.getResult() &&
-         add.getRhs() == body->getArgument(2))))
+  if (!isMultiplyAccumulate(generic))
     return std::nullopt;
   return window;
 }

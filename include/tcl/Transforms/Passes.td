@@ -364,6 +364,18 @@ def PropagateLayout : Pass<"tcl-propagate-layout", "::mlir::func::FuncOp"> {
     every other user of those transposes is a transpose or a generic, so
     the number of transposes never grows. A transpose that moves only unit
     dims (the others keep their order) becomes a reshape.
+
+    Batch matmuls read their inputs and write their result in the layouts
+    around them: an input that is a transpose (seen through reshapes of
+    unit dims) is read from its source, and a result whose one user is a
+    transpose is written in its layout, as tcl's batch matmul form
+    (tcl/Support/PermutedBatchMatmul.h), as long as n stays the innermost
+    dim of the right-hand side and of the result (attention's [S, H, D]
+    queries, values and outputs; its keys keep their transpose). Reshapes
+    through a flat vector go through the finest shape both sides share,
+    and a collapse of a slice that only drops unit dims becomes a
+    rank-reducing slice, so that a head's slice of a fused projection stays
+    a view.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

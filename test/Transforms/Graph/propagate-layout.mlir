@@ -230,3 +230,40 @@ func.func @unit_dims(%x: tensor<1x32x128xf32>, %y: tensor<1x32x128xf32>) -> (ten
   %t2 = linalg.transpose ins(%y : tensor<1x32x128xf32>) outs(%e2 : tensor<128x1x32xf32>) permutation = [2, 0, 1]
   return %t, %t2 : tensor<32x1x128xf32>, tensor<128x1x32xf32>
 }
+
+// The importer's reshape of one head's slice of a fused QKV projection
+// through a flat vector (32x1x128 -> 4096 -> 32x4x32) goes through the
+// finest shape both sides share, and the unit dim is dropped by the slice:
+// views of the projection, where the flat vector was a copy.
+// CHECK-LABEL: func.func @head_slice_reshape
+// CHECK: %[[SLICE:.*]] = tensor.extract_slice %{{.*}}[0, 0, 128] [32, 1, 128] [1, 1, 1] : tensor<32x1x384xf32> to tensor<32x128xf32>
+// CHECK: %[[HEADS:.*]] = tensor.expand_shape %[[SLICE]] {{\[\[}}0], [1, 2]] output_shape [32, 4, 32] : tensor<32x128xf32> into tensor<32x4x32xf32>
+// CHECK: return %[[HEADS]]
+func.func @head_slice_reshape(%qkv: tensor<32x384xf32>) -> tensor<32x4x32xf32> {
+  %x = tensor.expand_shape %qkv [[0], [1, 2]] output_shape [32, 1, 384] : tensor<32x384xf32> into tensor<32x1x384xf32>
+  %k = tensor.extract_slice %x[0, 0, 128] [32, 1, 128] [1, 1, 1] : tensor<32x1x384xf32> to tensor<32x1x128xf32>
+  %flat = tensor.collapse_shape %k [[0, 1, 2]] : tensor<32x1x128xf32> into tensor<4096xf32>
+  %heads = tensor.expand_shape %flat [[0, 1, 2]] output_shape [32, 4, 32] : tensor<4096xf32> into tensor<32x4x32xf32>
+  return %heads : tensor<32x4x32xf32>
+}
+
+// Reshapes that share no shape finer than the flat vector stay.
+// CHECK-LABEL: func.func @reshape_without_common_shape
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<6x4xf32> into tensor<24xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [8, 3]
+func.func @reshape_without_common_shape(%x: tensor<6x4xf32>) -> tensor<8x3xf32> {
+  %flat = tensor.collapse_shape %x [[0, 1]] : tensor<6x4xf32> into tensor<24xf32>
+  %y = tensor.expand_shape %flat [[0, 1]] output_shape [8, 3] : tensor<24xf32> into tensor<8x3xf32>
+  return %y : tensor<8x3xf32>
+}
+
+// A flatten through a flat vector (1x512x1x1 -> 512 -> 1x512) is one
+// collapse.
+// CHECK-LABEL: func.func @flatten
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<1x512xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @flatten(%x: tensor<1x512x1x1xf32>) -> tensor<1x512xf32> {
+  %flat = tensor.collapse_shape %x [[0, 1, 2, 3]] : tensor<1x512x1x1xf32> into tensor<512xf32>
+  %y = tensor.expand_shape %flat [[0, 1]] output_shape [1, 512] : tensor<512xf32> into tensor<1x512xf32>
+  return %y : tensor<1x512xf32>
+}

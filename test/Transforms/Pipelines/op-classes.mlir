@@ -14,6 +14,7 @@
 // CHECK-NOT: {{linalg|vector|scf|memref|tensor|bufferization|affine|tcl}}.
 // CHECK: llvm.func @_mlir_ciface_matmul(
 // CHECK: llvm.func @_mlir_ciface_batch_matmul(
+// CHECK: llvm.func @_mlir_ciface_batch_matmul_heads(
 // CHECK: llvm.func @_mlir_ciface_conv(
 // CHECK: llvm.func @_mlir_ciface_depthwise(
 // CHECK: llvm.func @_mlir_ciface_pool(
@@ -26,6 +27,8 @@
 // GPU:   gpu.launch_func {{.*}}@tcl_kernels::@matmul_kernel
 // GPU: llvm.func @batch_matmul(
 // GPU:   gpu.launch_func {{.*}}@tcl_kernels::@batch_matmul_kernel
+// GPU: llvm.func @batch_matmul_heads(
+// GPU:   gpu.launch_func {{.*}}@tcl_kernels::@batch_matmul_heads_kernel
 // GPU: llvm.func @conv(
 // GPU:   gpu.launch_func {{.*}}@tcl_kernels::@conv_kernel
 // GPU: llvm.func @depthwise(
@@ -40,6 +43,7 @@
 // GPU: gpu.binary @tcl_kernels
 // GPU-SAME: .entry matmul_kernel(
 // GPU-SAME: .entry batch_matmul_kernel(
+// GPU-SAME: .entry batch_matmul_heads_kernel(
 // GPU-SAME: .entry conv_kernel(
 // GPU-SAME: .entry depthwise_kernel(
 // GPU-SAME: .entry pool_kernel(
@@ -53,6 +57,17 @@ func.func @matmul(%a: tensor<64x48xf32>, %b: tensor<48x96xf32>, %c: tensor<64x96
 func.func @batch_matmul(%a: tensor<2x16x24xf32>, %b: tensor<2x24x32xf32>, %c: tensor<2x16x32xf32>) -> tensor<2x16x32xf32> {
   %0 = linalg.batch_matmul ins(%a, %b : tensor<2x16x24xf32>, tensor<2x24x32xf32>) outs(%c : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
   return %0 : tensor<2x16x32xf32>
+}
+// tcl's batch matmul that reads [S, H, D] queries and writes [S, H, D].
+func.func @batch_matmul_heads(%a: tensor<16x2x24xf32>, %b: tensor<2x24x32xf32>, %c: tensor<16x2x32xf32>) -> tensor<16x2x32xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (m, b, k)>, affine_map<(b, m, n, k) -> (b, k, n)>, affine_map<(b, m, n, k) -> (m, b, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+    ins(%a, %b : tensor<16x2x24xf32>, tensor<2x24x32xf32>) outs(%c : tensor<16x2x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x2x32xf32>
+  return %0 : tensor<16x2x32xf32>
 }
 func.func @conv(%in: tensor<1x10x10x8xf32>, %w: tensor<3x3x8x16xf32>, %out: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}

@@ -6,6 +6,7 @@
 
 #include "tcl/Dialect/Tcl/IR/ScheduleState.h"
 #include "tcl/Support/GroupedConv.h"
+#include "tcl/Support/PermutedBatchMatmul.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -30,6 +31,9 @@ static const AnchorInfo kAnchors[] = {
      none, none, "", true},
     {"linalg.batch_matmul", AnchorClass::BatchMatmul, "pppr", none, none, none,
      none, none, "", true},
+    // (b, m, n, k) with the operands in other layouts (attention's heads).
+    {kPermutedBatchMatmulAnchorName, AnchorClass::BatchMatmul, "pppr", none,
+     none, none, none, none, "", true},
     // (n, oh, ow, f, kh, kw, c)
     {"linalg.conv_2d_nhwc_hwcf", AnchorClass::Conv2D, "pppprrr",
      WindowDims{1, 4}, WindowDims{2, 5}, 3, 6, none, "linalg.conv_1d_nwc_wcf",
@@ -70,6 +74,8 @@ const AnchorInfo *mlir::tcl::lookupAnchor(StringRef opName) {
 StringRef mlir::tcl::getAnchorName(Operation *op) {
   if (matchGroupedConv(op))
     return kGroupedConvAnchorName;
+  if (matchPermutedBatchMatmul(op))
+    return kPermutedBatchMatmulAnchorName;
   return op->getName().getStringRef();
 }
 

@@ -78,8 +78,9 @@ struct AnchorInfo {
 const AnchorInfo *lookupAnchor(StringRef opName);
 /// Returns the description of payload op `op`, or nullptr if it cannot
 /// anchor a schedule. A linalg.generic of a form tcl schedules like a named
-/// op (a grouped convolution, see tcl/Support/GroupedConv.h) gets that
-/// form's description.
+/// op (a grouped convolution, tcl/Support/GroupedConv.h; a batch matmul of
+/// permuted operands, tcl/Support/PermutedBatchMatmul.h) gets that form's
+/// description.
 const AnchorInfo *lookupAnchor(Operation *op);
 /// The anchor name schedules use for payload op `op`: the form's name for a
 /// recognized linalg.generic, else the operation name.
