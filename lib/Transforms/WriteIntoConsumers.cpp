@@ -7,13 +7,16 @@
 // A leftover tensor.pad (the padded input of a convolution whose tiles do
 // not fold it) and a concatenation (insert_slices) copy their operands into
 // a new buffer. Computing each operand in its place of that buffer instead
-// removes the copy (see the pass description in Passes.td).
+// removes the copy (see the pass description in Passes.td). Likewise a
+// function's result that is a reshape of what an op computed: the op
+// computes into the result's buffer, the caller's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -115,10 +118,16 @@ static bool computeIntoSlice(const EmptyDestination &destination, Value base,
         return false;
   OpBuilder builder(use.getOwner());
   Location loc = empty.getLoc();
+  // The whole of `base` is `base` (a subview of all of a buffer would have
+  // a strided type, which reshapes then carry along).
+  bool whole =
+      llvm::all_of(offsets, isZeroIndex) &&
+      getConstantIntValues(sizes) == SmallVector<int64_t>(baseType.getShape());
   SmallVector<OpFoldResult> strides(offsets.size(), builder.getIndexAttr(1));
-  auto slice = builder.create<tensor::ExtractSliceOp>(loc, base, offsets, sizes,
-                                                      strides);
-  Value middle = slice.getResult();
+  Value slice = whole ? base
+                      : builder.create<tensor::ExtractSliceOp>(
+                            loc, base, offsets, sizes, strides);
+  Value middle = slice;
   if (!destination.expanded.empty())
     middle = builder.create<tensor::CollapseShapeOp>(loc, middle,
                                                      destination.expanded);
@@ -126,9 +135,10 @@ static bool computeIntoSlice(const EmptyDestination &destination, Value base,
     middle = builder.create<tensor::ExpandShapeOp>(loc, empty.getType(), middle,
                                                    destination.collapsed);
   if (middle.getType() != empty.getType()) {
-    if (middle != slice.getResult())
+    if (middle != slice)
       middle.getDefiningOp()->erase();
-    slice.erase();
+    if (!whole)
+      slice.getDefiningOp()->erase();
     return false;
   }
   use.set(middle);
@@ -423,6 +433,36 @@ static void computeIntoConcatenation(tensor::InsertSliceOp last,
                        dominance);
 }
 
+/// A result of the function that is a reshape of what an op computed into
+/// an empty tensor (GPT's logits, [S, V] -> [1, S, V]) is computed into an
+/// empty tensor of the result's shape, reshaped back. Bufferization then
+/// returns that tensor's buffer, which becomes the caller's output buffer,
+/// where it returned a view of another and copied it into the caller's.
+static void computeReturnedInPlace(func::ReturnOp ret,
+                                   DominanceInfo &dominance) {
+  auto function = dyn_cast<func::FuncOp>(ret->getParentOp());
+  if (!function)
+    return;
+  for (Value value : ret.getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape() ||
+        !isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+            value.getDefiningOp()))
+      continue;
+    std::optional<EmptyDestination> destination = findEmptyDestination(value);
+    if (!destination)
+      continue;
+    OpBuilder builder = OpBuilder::atBlockBegin(&function.getBody().front());
+    Value base = builder.create<tensor::EmptyOp>(ret.getLoc(), type.getShape(),
+                                                 type.getElementType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), builder.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes =
+        getAsIndexOpFoldResult(builder.getContext(), type.getShape());
+    if (!computeIntoSlice(*destination, base, offsets, sizes, dominance))
+      base.getDefiningOp()->erase();
+  }
+}
+
 namespace {
 struct WriteIntoConsumersPass
     : public tcl::impl::WriteIntoConsumersBase<WriteIntoConsumersPass> {
@@ -443,6 +483,10 @@ struct WriteIntoConsumersPass
     });
     for (tensor::InsertSliceOp last : concatenations)
       computeIntoConcatenation(last, dominance);
+    SmallVector<func::ReturnOp> returns;
+    getOperation().walk([&](func::ReturnOp ret) { returns.push_back(ret); });
+    for (func::ReturnOp ret : returns)
+      computeReturnedInPlace(ret, dominance);
   }
 };
 } // namespace

@@ -140,7 +140,12 @@ def WriteIntoConsumers : Pass<"tcl-write-into-consumers", "ModuleOp"> {
     concatenated, then copied again into the padded buffer of the next
     convolution; ResNet-18: every block's output into the next block's
     padded input). A pad whose source stays elsewhere is still built from
-    the border fills and one copy, where the pad was.
+    the border fills and one copy, where the pad was. A function's result
+    that is a reshape of what an op computed into a `tensor.empty` (GPT's
+    logits, [S, V] viewed as [1, S, V]) is computed into an empty tensor of
+    the result's shape, reshaped back: bufferization returns that buffer,
+    which becomes the caller's, instead of copying a view of another into
+    it.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
