@@ -81,6 +81,12 @@ def outside_tasks(build, name, threads, compile_args):
     return 100 - float(re.search(r"tasks' nests\s+([0-9.]+) %", out).group(1))
 
 
+def median_range(ratios):
+    """Ratios of alternating rounds as 'median [min, max]'."""
+    return (f"{statistics.median(ratios):.2f} "
+            f"[{min(ratios):.2f}, {max(ratios):.2f}]")
+
+
 def compile_library(build, name, threads):
     """Compiles the model for `threads`: the library and the seconds it took."""
     directory = os.path.join(build, "models", name)
@@ -132,8 +138,7 @@ def main():
             print(f"| {name} | {threads} | {compile_seconds:.1f} "
                   f"| {statistics.median(tcl_times):.2f} "
                   f"| {statistics.median(torch_times):.2f} "
-                  f"| {statistics.median(ratios):.2f} "
-                  f"[{min(ratios):.2f}, {max(ratios):.2f}] | "
+                  f"| {median_range(ratios)} | "
                   f"{outside:.1f} % | {'ok' if ok else 'WRONG'} |", flush=True)
 
 

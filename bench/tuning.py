@@ -12,16 +12,20 @@
    nests (a library compiled from the same database with --profile, run
    by tcl-run --profile: pads, copies, layout transposes, allocation).
 3. End to end, batch 1: the tuned libraries vs the untuned one vs libtorch
-   (OpenBLAS) at the same thread count, all timed in this run.
+   (OpenBLAS) at the same thread count, all timed in this run, in
+   alternating rounds (--rounds, 3 by default): latencies are medians over
+   the rounds, speed ratios the median of the rounds' ratios with their
+   range (one noisy minute on a shared host moves a single timing by 2x).
 
 Usage: /usr/bin/python3 bench/tuning.py [BUILD_DIR] [--trials N]
        [--models resnet18,bert_encoder] [--cost-models random,xgboost]
-       [--threads 1,2] [--out DIR]
+       [--threads 1,2] [--rounds N] [--out DIR]
 Without --trials, tcl-compile's default budget is used (its --help).
 """
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -92,6 +96,8 @@ def main():
     parser.add_argument("--models", default="resnet18")
     parser.add_argument("--cost-models", default="random,xgboost")
     parser.add_argument("--threads", default="1")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternating rounds of the end-to-end timings")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     out = args.out or os.path.join(args.build, "bench-tuning")
@@ -135,27 +141,42 @@ def main():
               f" | {run['seconds']:.0f} |")
 
     print("\nEnd to end, batch 1, median of "
-          f"{e2e.REPEATS} runs (tcl-run; libtorch in this process). Worst "
+          f"{e2e.REPEATS} runs a round (tcl-run; libtorch in this process), "
+          f"{args.rounds} alternating rounds of the untuned library, the "
+          "tuned ones and libtorch: latencies are medians over the rounds, "
+          "speed ratios the median of the rounds' ratios [range]. Worst "
           "task: the largest default / tuned latency of a task. Outside "
           "tasks: the share of the tuned model's run not in its tasks' loop "
           "nests (tcl-run --profile of a profiled build of the same "
           "schedules).\n")
     print("| model | threads | cost model | tuning (s) | untuned (ms) | "
-          "tuned (ms) | libtorch (ms) | tuned / libtorch speed | "
-          "worst task (default / tuned) | outside tasks | checks |")
-    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | "
-          "---: | --- |")
+          "tuned (ms) | libtorch (ms) | tuned / untuned speed | "
+          "tuned / libtorch speed | worst task (default / tuned) | "
+          "outside tasks | checks |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | "
+          "--- | ---: | --- |")
     for name in names:
         model, example, _ = e2e.generate.instantiate(name)
         for threads in thread_counts:
             library, _ = e2e.compile_library(args.build, name, threads)
-            untuned_ms, ok0 = e2e.run_library(args.build, name, library,
-                                              threads)
-            torch_ms = e2e.torch_latency(model, example, threads)
+            untuned, torch_times, ok = [], [], True
+            tuned = {cost_model: [] for cost_model in cost_models}
+            for _ in range(args.rounds):
+                ms, round_ok = e2e.run_library(args.build, name, library,
+                                               threads)
+                untuned.append(ms)
+                ok &= round_ok
+                for cost_model in cost_models:
+                    ms, round_ok = e2e.run_library(
+                        args.build, name,
+                        results[name, threads, cost_model]["library"],
+                        threads)
+                    tuned[cost_model].append(ms)
+                    ok &= round_ok
+                torch_times.append(e2e.torch_latency(model, example, threads))
             for cost_model in cost_models:
                 run = results[name, threads, cost_model]
-                tuned_ms, ok1 = e2e.run_library(args.build, name,
-                                                  run["library"], threads)
+                times = tuned[cost_model]
                 # (A task the budget never measured has no tuned latency.)
                 worst = max((t for t in run["tasks"] if t[3] > 0),
                             key=lambda t: t[2] / t[3], default=None)
@@ -164,13 +185,17 @@ def main():
                 outside = e2e.outside_tasks(
                     args.build, name, threads,
                     [f"--tuning-db={run['database']}"])
-                outside = f"{outside:.1f} %"
-                checks = "ok" if ok0 and ok1 else "WRONG"
+                versus_untuned = [u / t for u, t in zip(untuned, times)]
+                versus_torch = [c / t for c, t in zip(torch_times, times)]
                 print(f"| {name} | {threads} | {cost_model} | "
-                      f"{run['seconds']:.0f} | {untuned_ms:.2f} | "
-                      f"{tuned_ms:.2f} | {torch_ms:.2f} | "
-                      f"{torch_ms / tuned_ms:.2f} | {worst_text} | "
-                      f"{outside} | {checks} |", flush=True)
+                      f"{run['seconds']:.0f} | "
+                      f"{statistics.median(untuned):.2f} | "
+                      f"{statistics.median(times):.2f} | "
+                      f"{statistics.median(torch_times):.2f} | "
+                      f"{e2e.median_range(versus_untuned)} | "
+                      f"{e2e.median_range(versus_torch)} | "
+                      f"{worst_text} | {outside:.1f} % | "
+                      f"{'ok' if ok else 'WRONG'} |", flush=True)
     print(f"\nPlots: {out}/<model>-<cost model>-<threads>t.svg")
 
 
