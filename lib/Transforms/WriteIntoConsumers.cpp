@@ -449,16 +449,15 @@ static void computeReturnedInPlace(func::ReturnOp ret,
         !isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
             value.getDefiningOp()))
       continue;
-    std::optional<EmptyDestination> destination = findEmptyDestination(value);
-    if (!destination)
-      continue;
+    // The whole result is the one part of its own tensor.
     OpBuilder builder = OpBuilder::atBlockBegin(&function.getBody().front());
     Value base = builder.create<tensor::EmptyOp>(ret.getLoc(), type.getShape(),
                                                  type.getElementType());
     SmallVector<OpFoldResult> offsets(type.getRank(), builder.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(type.getRank(), builder.getIndexAttr(1));
     SmallVector<OpFoldResult> sizes =
         getAsIndexOpFoldResult(builder.getContext(), type.getShape());
-    if (!computeIntoSlice(*destination, base, offsets, sizes, dominance))
+    if (!computePartInPlace(value, base, offsets, sizes, strides, dominance))
       base.getDefiningOp()->erase();
   }
 }
