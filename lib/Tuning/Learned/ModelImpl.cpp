@@ -10,6 +10,8 @@
 
 #include "ModelImpl.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -128,10 +130,18 @@ void ModelImpl::computeNormalization(const ProgramSet &data) {
 unsigned ModelImpl::getLength(const float *program) const {
   if (!readsSequences() || !cropPadding)
     return config.rows;
+  // The last row with a non-zero value, found by OR-ing the rows' bits
+  // (sign bits cleared: -0 is zero too) from the end, a whole row at a
+  // time: a loop without an early exit vectorizes. (any_of, a value at a
+  // time, took 14 % of scoring 4096 programs: most programs fill 4-9 of
+  // the 32 rows, and every padding row is read.)
   const unsigned width = config.width;
   for (unsigned length = config.rows; length > 1; --length) {
     const float *row = program + size_t(length - 1) * width;
-    if (std::any_of(row, row + width, [](float v) { return v != 0; }))
+    uint32_t bits = 0;
+    for (unsigned c = 0; c < width; ++c)
+      bits |= llvm::bit_cast<uint32_t>(row[c]) & 0x7fffffffu;
+    if (bits)
       return length;
   }
   return 1;
@@ -205,9 +215,12 @@ ModelImpl::forward(llvm::ArrayRef<const float *> programs, int64_t outWidth,
   // Programs in order of length, so that a forward pass holds programs of
   // (nearly) one length and computes on their tokens, not on padding: most
   // schedules have 4-9 primitives of the tokenizer's 32 rows.
+  // (Finding the lengths reads every padding row: the threads share it.)
   std::vector<unsigned> lengths(count);
-  for (size_t i = 0; i < count; ++i)
-    lengths[i] = getLength(programs[i]);
+  at::parallel_for(0, int64_t(count), 256, [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i)
+      lengths[i] = getLength(programs[i]);
+  });
   std::vector<uint32_t> order(count);
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
