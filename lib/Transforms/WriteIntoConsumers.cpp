@@ -415,6 +415,44 @@ static void computeIntoPadding(tensor::PadOp pad, DominanceInfo &dominance) {
     insert.erase();
 }
 
+/// A packing copy (a `nofold` pad: a tile of an operand copied into a
+/// buffer of its own, inside a loop nest) with a constant padding value and
+/// static padding: an empty tensor whose border alone is filled
+/// (fillBorder) and the tile copied into its middle. Why: bufferization
+/// makes a `nofold` pad an allocation filled whole with the padding value,
+/// then overwritten by the copy of the tile; most packed tiles are whole
+/// (no border at all), so that fill is a dead pass over the buffer (the
+/// packed B panels of a 128x768x3072 matmul: 1.2 % of its time, Zen 4).
+static void copyIntoPacked(tensor::PadOp pad) {
+  Value padding = pad.getConstantPaddingValue();
+  RankedTensorType type = pad.getResultType();
+  if (!pad.getNofold() || !padding || !type.hasStaticShape() ||
+      ShapedType::isDynamicShape(pad.getStaticLow()) ||
+      ShapedType::isDynamicShape(pad.getStaticHigh()))
+    return;
+  OpBuilder builder(pad);
+  Location loc = pad.getLoc();
+  Value empty = builder.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                type.getElementType());
+  Value base = fillBorder(builder, loc, empty, padding, pad.getStaticLow(),
+                          pad.getStaticHigh(), type.getShape());
+  Value packed;
+  if (base == empty) {
+    // A copy, not an insert_slice of the whole tensor: that one folds to
+    // its source, and the packing would be gone.
+    packed = builder.create<linalg::CopyOp>(loc, pad.getSource(), empty)
+                 .getResult(0);
+  } else {
+    Value source = pad.getSource();
+    packed = builder.create<tensor::InsertSliceOp>(
+        loc, source, base, pad.getMixedLowPad(),
+        tensor::getMixedSizes(builder, loc, source),
+        SmallVector<OpFoldResult>(type.getRank(), builder.getIndexAttr(1)));
+  }
+  pad.replaceAllUsesWith(packed);
+  pad.erase();
+}
+
 /// A concatenation's parts computed into their places of it: its empty
 /// tensor moves to the start of the block (it has no operands), each
 /// part's empty tensor becomes its slice.
@@ -471,8 +509,12 @@ struct WriteIntoConsumersPass
     // The rewrites add and move ops within blocks, never blocks: one
     // dominance analysis serves them all.
     DominanceInfo dominance(getOperation());
-    for (tensor::PadOp pad : pads)
-      computeIntoPadding(pad, dominance);
+    for (tensor::PadOp pad : pads) {
+      if (pad.getNofold())
+        copyIntoPacked(pad);
+      else
+        computeIntoPadding(pad, dominance);
+    }
     // The last insert_slice of each concatenation that is not padded.
     SmallVector<tensor::InsertSliceOp> concatenations;
     getOperation().walk([&](tensor::InsertSliceOp insert) {

@@ -145,7 +145,10 @@ def WriteIntoConsumers : Pass<"tcl-write-into-consumers", "ModuleOp"> {
     logits, [S, V] viewed as [1, S, V]) is computed into an empty tensor of
     the result's shape, reshaped back: bufferization returns that buffer,
     which becomes the caller's, instead of copying a view of another into
-    it.
+    it. A `nofold` pad (a tile packed into a buffer of its own, in a loop
+    nest) becomes an empty tensor whose border alone is filled and a copy
+    of the tile into its middle: bufferized as it was, it filled the whole
+    buffer and then overwrote it, and most packed tiles have no border.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
