@@ -138,7 +138,9 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createForallToParallelLoopPass());
 
-  // Vectors: contractions to FMAs, n-D transfers unrolled to 1-D loads.
+  // Vectors: each register tile prefetches the next one's accumulators;
+  // contractions to FMAs, n-D transfers unrolled to 1-D loads.
+  pm.addNestedPass<func::FuncOp>(createPrefetchAccumulators());
   pm.addNestedPass<func::FuncOp>(createLowerVector());
   VectorTransferToSCFOptions transfers;
   transfers.enableFullUnroll();

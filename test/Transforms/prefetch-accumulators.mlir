@@ -1,0 +1,101 @@
+// tcl-prefetch-accumulators: a register tile whose accumulators are carried
+// through its reduction loop prefetches, before that loop, each cache line
+// of the tile the enclosing loop reads next (the same tile in its last
+// iteration).
+// RUN: tcl-opt %s --tcl-prefetch-accumulators --canonicalize | FileCheck %s
+
+// The tile is 4 rows of 32 floats, two lines a row: eight prefetches of the
+// next tile along n (columns + 32, or the same columns at the last one).
+// CHECK-LABEL: func.func @register_tile
+//       CHECK:   scf.for %[[N:.*]] = %c0 to %c128 step %c32
+//       CHECK:     %[[TILE:.*]] = memref.subview %{{.*}}[0, %[[N]]] [4, 32] [1, 1]
+//       CHECK:     %[[ACC:.*]] = vector.transfer_read %[[TILE]]
+//       CHECK:     %[[NEXT:.*]] = arith.addi %[[N]], %c32
+//       CHECK:     %[[INSIDE:.*]] = arith.cmpi slt, %[[NEXT]], %c128
+//       CHECK:     %[[IV:.*]] = arith.select %[[INSIDE]], %[[NEXT]], %[[N]]
+//       CHECK:     %[[NEXT_TILE:.*]] = memref.subview %{{.*}}[0, %[[IV]]] [4, 32] [1, 1]
+//       CHECK:     memref.prefetch %[[NEXT_TILE]][%c0, %c0], write, locality<3>, data
+//       CHECK:     memref.prefetch %[[NEXT_TILE]][%c0, %c16], write, locality<3>, data
+//       CHECK:     memref.prefetch %[[NEXT_TILE]][%c1, %c0], write, locality<3>, data
+//       CHECK:     memref.prefetch %[[NEXT_TILE]][%c1, %c16], write, locality<3>, data
+//       CHECK:     memref.prefetch %[[NEXT_TILE]][%c2, %c0]
+//       CHECK:     memref.prefetch %[[NEXT_TILE]][%c2, %c16]
+//       CHECK:     memref.prefetch %[[NEXT_TILE]][%c3, %c0]
+//       CHECK:     memref.prefetch %[[NEXT_TILE]][%c3, %c16]
+//   CHECK-NOT:     memref.prefetch
+//       CHECK:     scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
+//       CHECK:     vector.transfer_write {{.*}}, %[[TILE]]
+func.func @register_tile(%a: memref<4x64xf32>, %b: memref<64x128xf32>, %c: memref<4x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %n = %c0 to %c128 step %c32 {
+    %tile = memref.subview %c[0, %n] [4, 32] [1, 1] : memref<4x128xf32> to memref<4x32xf32, strided<[128, 1], offset: ?>>
+    %acc = vector.transfer_read %tile[%c0, %c0], %zero {in_bounds = [true, true]} : memref<4x32xf32, strided<[128, 1], offset: ?>>, vector<4x32xf32>
+    %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%partial = %acc) -> (vector<4x32xf32>) {
+      %row = vector.transfer_read %b[%k, %n], %zero {in_bounds = [true]} : memref<64x128xf32>, vector<32xf32>
+      %broadcast = vector.broadcast %row : vector<32xf32> to vector<4x32xf32>
+      %next = arith.addf %partial, %broadcast : vector<4x32xf32>
+      scf.yield %next : vector<4x32xf32>
+    }
+    vector.transfer_write %sum, %tile[%c0, %c0] {in_bounds = [true, true]} : vector<4x32xf32>, memref<4x32xf32, strided<[128, 1], offset: ?>>
+  }
+  return
+}
+
+// The enclosing loop does not move the tile (its next iteration reads the
+// same accumulators: a kernel row around the columns' reduction), the tile
+// is not written back (not accumulators), or its reduction updates it fewer
+// than 32 times (a depthwise convolution's 3x3 taps): nothing is
+// prefetched.
+// CHECK-LABEL: func.func @same_tile_or_not_accumulators
+//   CHECK-NOT:   memref.prefetch
+//       CHECK:   return
+func.func @same_tile_or_not_accumulators(%b: memref<64x128xf32>, %c: memref<4x128xf32>, %d: memref<4x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %kh = %c0 to %c3 step %c1 {
+    %tile = memref.subview %c[0, 0] [4, 32] [1, 1] : memref<4x128xf32> to memref<4x32xf32, strided<[128, 1]>>
+    %acc = vector.transfer_read %tile[%c0, %c0], %zero {in_bounds = [true, true]} : memref<4x32xf32, strided<[128, 1]>>, vector<4x32xf32>
+    %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%partial = %acc) -> (vector<4x32xf32>) {
+      %row = vector.transfer_read %b[%k, %kh], %zero {in_bounds = [true]} : memref<64x128xf32>, vector<32xf32>
+      %broadcast = vector.broadcast %row : vector<32xf32> to vector<4x32xf32>
+      %next = arith.addf %partial, %broadcast : vector<4x32xf32>
+      scf.yield %next : vector<4x32xf32>
+    }
+    vector.transfer_write %sum, %tile[%c0, %c0] {in_bounds = [true, true]} : vector<4x32xf32>, memref<4x32xf32, strided<[128, 1]>>
+  }
+  scf.for %n = %c0 to %c128 step %c32 {
+    %input = memref.subview %c[0, %n] [4, 32] [1, 1] : memref<4x128xf32> to memref<4x32xf32, strided<[128, 1], offset: ?>>
+    %output = memref.subview %d[0, %n] [4, 32] [1, 1] : memref<4x128xf32> to memref<4x32xf32, strided<[128, 1], offset: ?>>
+    %x = vector.transfer_read %input[%c0, %c0], %zero {in_bounds = [true, true]} : memref<4x32xf32, strided<[128, 1], offset: ?>>, vector<4x32xf32>
+    %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%partial = %x) -> (vector<4x32xf32>) {
+      %next = arith.addf %partial, %partial : vector<4x32xf32>
+      scf.yield %next : vector<4x32xf32>
+    }
+    vector.transfer_write %sum, %output[%c0, %c0] {in_bounds = [true, true]} : vector<4x32xf32>, memref<4x32xf32, strided<[128, 1], offset: ?>>
+  }
+  scf.for %n = %c0 to %c128 step %c32 {
+    %tile = memref.subview %c[0, %n] [4, 32] [1, 1] : memref<4x128xf32> to memref<4x32xf32, strided<[128, 1], offset: ?>>
+    %acc = vector.transfer_read %tile[%c0, %c0], %zero {in_bounds = [true, true]} : memref<4x32xf32, strided<[128, 1], offset: ?>>, vector<4x32xf32>
+    %sum = scf.for %kh = %c0 to %c3 step %c1 iter_args(%outer = %acc) -> (vector<4x32xf32>) {
+      %inner = scf.for %kw = %c0 to %c3 step %c1 iter_args(%partial = %outer) -> (vector<4x32xf32>) {
+        %row = vector.transfer_read %b[%kh, %kw], %zero {in_bounds = [true]} : memref<64x128xf32>, vector<32xf32>
+        %broadcast = vector.broadcast %row : vector<32xf32> to vector<4x32xf32>
+        %next = arith.addf %partial, %broadcast : vector<4x32xf32>
+        scf.yield %next : vector<4x32xf32>
+      }
+      scf.yield %inner : vector<4x32xf32>
+    }
+    vector.transfer_write %sum, %tile[%c0, %c0] {in_bounds = [true, true]} : vector<4x32xf32>, memref<4x32xf32, strided<[128, 1], offset: ?>>
+  }
+  return
+}
