@@ -128,6 +128,10 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   if (options.profile)
     pm.addPass(createProfileNests());
 
+  // Each register tile prefetches the next one's accumulators (and a share
+  // of the next packed panel), while packing copies are still linalg.copy.
+  pm.addNestedPass<func::FuncOp>(createPrefetchNextTiles());
+
   // Loops: leftover linalg ops become loops (one long loop where their
   // elements are contiguous), scf.forall becomes scf.parallel.
   pm.addNestedPass<func::FuncOp>(createCollapseContiguousLoops());
@@ -138,9 +142,7 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createForallToParallelLoopPass());
 
-  // Vectors: each register tile prefetches the next one's accumulators;
-  // contractions to FMAs, n-D transfers unrolled to 1-D loads.
-  pm.addNestedPass<func::FuncOp>(createPrefetchAccumulators());
+  // Vectors: contractions to FMAs, n-D transfers unrolled to 1-D loads.
   pm.addNestedPass<func::FuncOp>(createLowerVector());
   VectorTransferToSCFOptions transfers;
   transfers.enableFullUnroll();

@@ -64,30 +64,45 @@ def LowerVector : Pass<"tcl-lower-vector", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
-def PrefetchAccumulators
-    : Pass<"tcl-prefetch-accumulators", "::mlir::func::FuncOp"> {
-  let summary = "Prefetches the next register tile's accumulators";
+def PrefetchNextTiles
+    : Pass<"tcl-prefetch-next-tiles", "::mlir::func::FuncOp"> {
+  let summary = "Prefetches what the next register tiles read: their "
+                "accumulators and the next packed panel";
   let description = [{
-    Runs on buffers, before vectors are lowered. A reduction loop (an
-    `scf.for` in another) that carries a register tile's accumulators (its
-    init a `vector.transfer_read` of a subview, at indices 0 and in bounds,
-    of rows that are contiguous, its result written back to that subview)
-    gets, just before it, a `memref.prefetch` (for writing, kept in every
-    cache level) of each cache line of the tile the enclosing loop's next
-    iteration reads: the same subview with the loop's induction variable
-    advanced by a step (kept at the current one in the last iteration, so
-    every address is in bounds). Tiles of more than 64 lines, and tiles
-    whose reduction updates them fewer than 32 times (a depthwise
-    convolution's nine taps: no time for the prefetches to pay off, and
-    they compete with the tile's own loads), are left alone. Why: the accumulators are loaded once per reduction loop, and
-    where the output panel outgrows L2 they come from L3, stalling the FMAs
-    that wait for them: 7.4 % of a 2048^3 matmul's time (perf, Zen 4),
-    whose C panel (2048x256 floats, 2 MB) is reloaded for each of its 16 k
-    steps. Prefetched during the previous tile's reduction (about 1000
-    cycles of FMAs), they arrive in time: 0.91-0.92x -> 0.95-0.96x oneDNN.
+    Runs on buffers, before linalg ops become loops and vectors are
+    lowered. A reduction loop (an `scf.for` in another) that carries a
+    register tile's accumulators (its init a `vector.transfer_read` of a
+    subview, at indices 0 and in bounds, of rows that are contiguous, its
+    result written back to that subview) and updates them at least 32
+    times gets, just before it:
+    - a `memref.prefetch` (for writing, kept in every cache level) of each
+      cache line of the tile the enclosing loop's next iteration reads: the
+      same subview with the loop's induction variable advanced by a step
+      (kept at the current one in the last iteration, so every address is
+      in bounds). Tiles of more than 64 lines are left alone;
+    - where a loop around it packs a panel first (a `linalg.copy` of a
+      subview that moves with that loop: GotoBLAS' B panel, a schedule's
+      hoisted `pad`), its share of the rows of the panel that loop's next
+      iteration packs, prefetched for reading into L2: tile t of the T
+      tiles between the two loops (static trip counts) takes rows
+      [t * r, t * r + r), r = ceil(R / T), at most 64 lines.
+    Why: the accumulators are loaded once per reduction loop, and where the
+    output panel outgrows L2 they come from L3, stalling the FMAs that wait
+    for them: 7.4 % of a 2048^3 matmul's time (perf, Zen 4), whose C panel
+    (2048x256 floats, 2 MB) is reloaded for each of its 16 k steps;
+    prefetched during the previous tile's reduction (about 1000 cycles of
+    FMAs) they arrive in time, 0.91-0.92x -> 0.95-0.96x oneDNN. A packing
+    copy reads its operand at the speed of L3 or memory and nothing
+    overlaps it: 8.3 % of a 128x768x3072 matmul (B, 9.4 MB, read once a
+    call); with the panel prefetched while the tiles compute, the copy
+    reads L2, 0.81x -> 0.89x oneDNN (medians of 7 interleaved runs). Fewer
+    updates than 32 (a depthwise convolution's nine taps) leave no time
+    for the prefetches to pay off, and they compete with the tile's own
+    loads.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def ParallelizeLeftoverOps

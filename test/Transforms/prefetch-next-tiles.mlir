@@ -1,8 +1,8 @@
-// tcl-prefetch-accumulators: a register tile whose accumulators are carried
+// tcl-prefetch-next-tiles: a register tile whose accumulators are carried
 // through its reduction loop prefetches, before that loop, each cache line
 // of the tile the enclosing loop reads next (the same tile in its last
 // iteration).
-// RUN: tcl-opt %s --tcl-prefetch-accumulators --canonicalize | FileCheck %s
+// RUN: tcl-opt %s --tcl-prefetch-next-tiles --canonicalize | FileCheck %s
 
 // The tile is 4 rows of 32 floats, two lines a row: eight prefetches of the
 // next tile along n (columns + 32, or the same columns at the last one).
@@ -96,6 +96,57 @@ func.func @same_tile_or_not_accumulators(%b: memref<64x128xf32>, %c: memref<4x12
       scf.yield %inner : vector<4x32xf32>
     }
     vector.transfer_write %sum, %tile[%c0, %c0] {in_bounds = [true, true]} : vector<4x32xf32>, memref<4x32xf32, strided<[128, 1], offset: ?>>
+  }
+  return
+}
+
+// A loop that packs a panel (of B: 128 rows of 128 floats) before its 32
+// register tiles (8 row tiles x 4 column tiles): each tile also prefetches
+// 4 rows of the panel the loop's next iteration packs (8 lines a row) into
+// L2, tile t the rows from 4t (t = n / 32 + 4 * (m / 8)).
+// CHECK-LABEL: func.func @packed_panel
+//       CHECK:   scf.for %[[K:.*]] = %c0 to %c512 step %c128
+//       CHECK:     linalg.copy
+//       CHECK:     scf.for %[[M:.*]] = %c0 to %c64 step %c8
+//       CHECK:       scf.for %[[N:.*]] = %c0 to %c128 step %c32
+//       CHECK:         vector.transfer_read
+//  CHECK-COUNT-16:     memref.prefetch {{.*}}, write, locality<3>, data
+//   CHECK-DAG:         %[[COLUMN_TILE:.*]] = arith.divui %[[N]], %c32
+//   CHECK-DAG:         %[[ROW_TILE:.*]] = arith.divui %[[M]], %c8
+//       CHECK:         %[[NEXT_K:.*]] = arith.addi %[[K]], %c128
+//       CHECK:         %[[INSIDE:.*]] = arith.cmpi slt, %[[NEXT_K]], %c512
+//       CHECK:         %[[K_IV:.*]] = arith.select %[[INSIDE]], %[[NEXT_K]], %[[K]]
+//       CHECK:         %[[NEXT_PANEL:.*]] = memref.subview %{{.*}}[%[[K_IV]], 0] [128, 128] [1, 1]
+//       CHECK:         memref.prefetch %[[NEXT_PANEL]][%{{.*}}, %c0], read, locality<2>, data
+//       CHECK:         memref.prefetch %[[NEXT_PANEL]][%{{.*}}, %c16], read, locality<2>, data
+//  CHECK-COUNT-30:     memref.prefetch %[[NEXT_PANEL]]
+//   CHECK-NOT:         memref.prefetch
+//       CHECK:         scf.for
+func.func @packed_panel(%a: memref<64x512xf32>, %b: memref<512x128xf32>, %c: memref<64x128xf32>, %packed: memref<128x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c512 = arith.constant 512 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %k = %c0 to %c512 step %c128 {
+    %panel = memref.subview %b[%k, 0] [128, 128] [1, 1] : memref<512x128xf32> to memref<128x128xf32, strided<[128, 1], offset: ?>>
+    linalg.copy ins(%panel : memref<128x128xf32, strided<[128, 1], offset: ?>>) outs(%packed : memref<128x128xf32>)
+    scf.for %m = %c0 to %c64 step %c8 {
+      scf.for %n = %c0 to %c128 step %c32 {
+        %tile = memref.subview %c[%m, %n] [8, 32] [1, 1] : memref<64x128xf32> to memref<8x32xf32, strided<[128, 1], offset: ?>>
+        %acc = vector.transfer_read %tile[%c0, %c0], %zero {in_bounds = [true, true]} : memref<8x32xf32, strided<[128, 1], offset: ?>>, vector<8x32xf32>
+        %sum = scf.for %kk = %c0 to %c128 step %c1 iter_args(%partial = %acc) -> (vector<8x32xf32>) {
+          %row = vector.transfer_read %packed[%kk, %n], %zero {in_bounds = [true]} : memref<128x128xf32>, vector<32xf32>
+          %broadcast = vector.broadcast %row : vector<32xf32> to vector<8x32xf32>
+          %next = arith.addf %partial, %broadcast : vector<8x32xf32>
+          scf.yield %next : vector<8x32xf32>
+        }
+        vector.transfer_write %sum, %tile[%c0, %c0] {in_bounds = [true, true]} : vector<8x32xf32>, memref<8x32xf32, strided<[128, 1], offset: ?>>
+      }
+    }
   }
   return
 }
