@@ -132,9 +132,7 @@ static void prefetchNextTile(scf::ForOp reduction, scf::ForOp outer,
                              vector::TransferReadOp read) {
   auto view = read.getSource().getDefiningOp<memref::SubViewOp>();
   Value iv = outer.getInductionVar();
-  if (!llvm::is_contained(view->getOperands(), iv) ||
-      countAccumulatorUpdates(reduction, read.getVectorType()) <
-          kMinAccumulatorUpdates)
+  if (!llvm::is_contained(view->getOperands(), iv))
     return;
   VectorType type = read.getVectorType();
   ArrayRef<int64_t> shape = type.getShape();
@@ -223,11 +221,13 @@ static void prefetchNextPanel(scf::ForOp reduction) {
       tileLoops.push_back(loop);
     user = loop;
   }
-  // The tile's number among the panel's tiles, and their count.
-  OpBuilder b(reduction);
-  Location loc = reduction.getLoc();
+  // The tiles' count and how many rows each prefetches.
+  struct TileLoop {
+    scf::ForOp loop;
+    int64_t lower, step, trips;
+  };
+  SmallVector<TileLoop> numbered;
   int64_t tiles = 1;
-  Value tile = b.create<arith::ConstantIndexOp>(loc, 0);
   for (scf::ForOp loop : tileLoops) {
     std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
     std::optional<int64_t> step = getConstantIntValue(loop.getStep());
@@ -235,15 +235,7 @@ static void prefetchNextPanel(scf::ForOp reduction) {
         loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
     if (!lower || !step || !trips || *trips <= 0)
       return;
-    Value index = b.create<arith::DivUIOp>(
-        loc,
-        b.create<arith::SubIOp>(loc, loop.getInductionVar(),
-                                b.create<arith::ConstantIndexOp>(loc, *lower)),
-        b.create<arith::ConstantIndexOp>(loc, *step));
-    tile = b.create<arith::AddIOp>(
-        loc, tile,
-        b.create<arith::MulIOp>(loc, index,
-                                b.create<arith::ConstantIndexOp>(loc, tiles)));
+    numbered.push_back({loop, *lower, *step, *trips});
     tiles *= *trips;
   }
   MemRefType type = panel.getType();
@@ -259,10 +251,27 @@ static void prefetchNextPanel(scf::ForOp reduction) {
   if (rowsPerTile == 0)
     return;
 
+  // The tile's number t: its index in each loop, the innermost fastest.
+  OpBuilder b(reduction);
+  Location loc = reduction.getLoc();
+  auto constant = [&](int64_t value) -> Value {
+    return b.create<arith::ConstantIndexOp>(loc, value);
+  };
+  Value tile = constant(0);
+  int64_t tilesInside = 1;
+  for (TileLoop &level : numbered) {
+    Value index = b.create<arith::DivUIOp>(
+        loc,
+        b.create<arith::SubIOp>(loc, level.loop.getInductionVar(),
+                                constant(level.lower)),
+        constant(level.step));
+    tile = b.create<arith::AddIOp>(
+        loc, tile, b.create<arith::MulIOp>(loc, index, constant(tilesInside)));
+    tilesInside *= level.trips;
+  }
   Value nextPanel = cloneForNextIteration(b, panel, panelLoop);
-  Value firstRow = b.create<arith::MulIOp>(
-      loc, tile, b.create<arith::ConstantIndexOp>(loc, rowsPerTile));
-  Value lastRow = b.create<arith::ConstantIndexOp>(loc, rows - 1);
+  Value firstRow = b.create<arith::MulIOp>(loc, tile, constant(rowsPerTile));
+  Value lastRow = constant(rows - 1);
   // Where there are more tiles than rows, the last tiles prefetch nothing.
   if (tiles * rowsPerTile > rows) {
     auto inside = b.create<scf::IfOp>(
@@ -276,20 +285,16 @@ static void prefetchNextPanel(scf::ForOp reduction) {
   SmallVector<int64_t> rowStrides = computeStrides(rowShape);
   for (int64_t row = 0; row < rowsPerTile; ++row) {
     Value linear = b.create<arith::MinSIOp>(
-        loc,
-        b.create<arith::AddIOp>(loc, firstRow,
-                                b.create<arith::ConstantIndexOp>(loc, row)),
-        lastRow);
+        loc, b.create<arith::AddIOp>(loc, firstRow, constant(row)), lastRow);
     SmallVector<Value> indices;
     for (int64_t stride : rowStrides) {
-      Value strideValue = b.create<arith::ConstantIndexOp>(loc, stride);
-      indices.push_back(b.create<arith::DivUIOp>(loc, linear, strideValue));
-      linear = b.create<arith::RemUIOp>(loc, linear, strideValue);
+      indices.push_back(
+          b.create<arith::DivUIOp>(loc, linear, constant(stride)));
+      linear = b.create<arith::RemUIOp>(loc, linear, constant(stride));
     }
     indices.push_back(Value());
     for (int64_t line = 0; line < linesPerRow; ++line) {
-      indices.back() =
-          b.create<arith::ConstantIndexOp>(loc, line * lineElements);
+      indices.back() = constant(line * lineElements);
       b.create<memref::PrefetchOp>(loc, nextPanel, indices, /*isWrite=*/false,
                                    /*localityHint=*/2, /*isDataCache=*/true);
     }
@@ -311,12 +316,15 @@ struct PrefetchNextTilesPass
     for (scf::ForOp reduction : reductions) {
       auto outer = cast<scf::ForOp>(reduction->getParentOp());
       bool registerTile = false;
-      for (auto [index, init] : llvm::enumerate(reduction.getInitArgs()))
-        if (vector::TransferReadOp read =
-                getHoistedAccumulators(reduction, init, index)) {
-          prefetchNextTile(reduction, outer, read);
-          registerTile = true;
-        }
+      for (auto [index, init] : llvm::enumerate(reduction.getInitArgs())) {
+        vector::TransferReadOp read =
+            getHoistedAccumulators(reduction, init, index);
+        if (!read || countAccumulatorUpdates(reduction, read.getVectorType()) <
+                         kMinAccumulatorUpdates)
+          continue;
+        prefetchNextTile(reduction, outer, read);
+        registerTile = true;
+      }
       if (registerTile)
         prefetchNextPanel(reduction);
     }

@@ -14,8 +14,11 @@
 // of %c into the result, then the matmul.
 // CHECK-LABEL: llvm.func internal @mm.nest0(
 //  CHECK-SAME:   no_inline
+// The register tile prefetches the next tile's accumulators for writing
+// (tcl-prefetch-next-tiles), then runs its FMAs.
 // CHECK-LABEL: llvm.func internal @mm.mm(
 //  CHECK-SAME:   no_inline
+//       CHECK:   "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 1 : i32}>
 //       CHECK:   llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 //   CHECK-NOT:   {{linalg|vector|scf|memref|tensor|bufferization|affine}}.
 // CHECK-LABEL: llvm.func @mm(
