@@ -102,8 +102,9 @@ func.func @same_tile_or_not_accumulators(%b: memref<64x128xf32>, %c: memref<4x12
 
 // A loop that packs a panel (of B: 128 rows of 128 floats) before its 32
 // register tiles (8 row tiles x 4 column tiles): each tile also prefetches
-// 4 rows of the panel the loop's next iteration packs (8 lines a row) into
-// L2, tile t the rows from 4t (t = n / 32 + 4 * (m / 8)).
+// its share of the panel the loop's next iteration packs into L2, 4 rows
+// from row 4t (t = n / 32 + 4 * (m / 8)), 8 lines a row, one line in each
+// of the first 32 iterations of its reduction.
 // CHECK-LABEL: func.func @packed_panel
 //       CHECK:   scf.for %[[K:.*]] = %c0 to %c512 step %c128
 //       CHECK:     linalg.copy
@@ -113,15 +114,26 @@ func.func @same_tile_or_not_accumulators(%b: memref<64x128xf32>, %c: memref<4x12
 //  CHECK-COUNT-16:     memref.prefetch {{.*}}, write, locality<3>, data
 //   CHECK-DAG:         %[[COLUMN_TILE:.*]] = arith.divui %[[N]], %c32
 //   CHECK-DAG:         %[[ROW_TILE:.*]] = arith.divui %[[M]], %c8
+//       CHECK:         %[[ROW_TILES:.*]] = arith.muli %[[ROW_TILE]], %c4
+//       CHECK:         %[[TILE:.*]] = arith.addi %[[COLUMN_TILE]], %[[ROW_TILES]]
 //       CHECK:         %[[NEXT_K:.*]] = arith.addi %[[K]], %c128
 //       CHECK:         %[[INSIDE:.*]] = arith.cmpi slt, %[[NEXT_K]], %c512
 //       CHECK:         %[[K_IV:.*]] = arith.select %[[INSIDE]], %[[NEXT_K]], %[[K]]
 //       CHECK:         %[[NEXT_PANEL:.*]] = memref.subview %{{.*}}[%[[K_IV]], 0] [128, 128] [1, 1]
-//       CHECK:         memref.prefetch %[[NEXT_PANEL]][%{{.*}}, %c0], read, locality<2>, data
-//       CHECK:         memref.prefetch %[[NEXT_PANEL]][%{{.*}}, %c16], read, locality<2>, data
-//  CHECK-COUNT-30:     memref.prefetch %[[NEXT_PANEL]]
+//       CHECK:         %[[FIRST_ROW:.*]] = arith.muli %[[TILE]], %c4
 //   CHECK-NOT:         memref.prefetch
-//       CHECK:         scf.for
+//       CHECK:         scf.for %[[I:.*]] = %c0 to %c128 step %c1
+//       CHECK:           %[[ROW_OF_LINE:.*]] = arith.divui %[[I]], %c8
+//       CHECK:           %[[ROW:.*]] = arith.addi %[[FIRST_ROW]], %[[ROW_OF_LINE]]
+//       CHECK:           %[[IN_SHARE:.*]] = arith.cmpi slt, %[[I]], %c32
+//       CHECK:           %[[IN_PANEL:.*]] = arith.cmpi sle, %[[ROW]], %c127
+//       CHECK:           %[[BOTH:.*]] = arith.andi %[[IN_SHARE]], %[[IN_PANEL]]
+//       CHECK:           scf.if %[[BOTH]]
+//       CHECK:             %[[LINE:.*]] = arith.remui %[[I]], %c8
+//       CHECK:             %[[COLUMN:.*]] = arith.muli %[[LINE]], %c16
+//       CHECK:             memref.prefetch %[[NEXT_PANEL]][%[[ROW]], %[[COLUMN]]], read, locality<2>, data
+//   CHECK-NOT:         memref.prefetch
+//       CHECK:         vector.transfer_write
 func.func @packed_panel(%a: memref<64x512xf32>, %b: memref<512x128xf32>, %c: memref<64x128xf32>, %packed: memref<128x128xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -85,7 +85,10 @@ def PrefetchNextTiles
       hoisted `pad`), its share of the rows of the panel that loop's next
       iteration packs, prefetched for reading into L2: tile t of the T
       tiles between the two loops (static trip counts) takes rows
-      [t * r, t * r + r), r = ceil(R / T), at most 64 lines.
+      [t * r, t * r + r), r = ceil(R / T), at most 64 lines, spread over
+      its reduction's iterations (a line or a few in each: a burst of
+      them before the reduction stalled the tile on its first prefetch,
+      7 % of the kernel's samples, 3 % spread).
     Why: the accumulators are loaded once per reduction loop, and where the
     output panel outgrows L2 they come from L3, stalling the FMAs that wait
     for them: 7.4 % of a 2048^3 matmul's time (perf, Zen 4), whose C panel
