@@ -50,11 +50,43 @@ constexpr int64_t kMaxPrefetchedLines = 64;
 constexpr int64_t kMinAccumulatorUpdates = 32;
 } // namespace
 
-/// `loop`'s trip count, or the threshold's where it is not static.
-static int64_t getTripCount(scf::ForOp loop) {
+/// A loop's static lower bound, step and trip count.
+struct StaticLoop {
+  scf::ForOp loop;
+  int64_t lower, step, trips;
+};
+
+static std::optional<StaticLoop> getStaticLoop(scf::ForOp loop) {
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   std::optional<int64_t> trips = constantTripCount(
       loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
-  return trips ? *trips : kMinAccumulatorUpdates;
+  if (!lower || !step || !trips || *trips <= 0)
+    return std::nullopt;
+  return StaticLoop{loop, *lower, *step, *trips};
+}
+
+/// `loop`'s trip count, or the threshold's where it is not static.
+static int64_t getTripCount(scf::ForOp loop) {
+  std::optional<StaticLoop> known = getStaticLoop(loop);
+  return known ? known->trips : kMinAccumulatorUpdates;
+}
+
+/// How the rows (innermost dim) of a tile of `type` fall into cache lines:
+/// the rows, the elements a line holds and the lines a row spans.
+struct RowLines {
+  int64_t rows, lineElements, linesPerRow;
+};
+
+static std::optional<RowLines> getRowLines(ShapedType type) {
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  if (elementBytes == 0)
+    return std::nullopt;
+  int64_t rowElements = type.getShape().back();
+  int64_t lineElements = std::max<int64_t>(1, kCacheLineBytes / elementBytes);
+  return RowLines{
+      type.getNumElements() / rowElements, lineElements,
+      static_cast<int64_t>(llvm::divideCeil(rowElements, lineElements))};
 }
 
 /// How many times the reduction loop nest `reduction` updates the
@@ -135,14 +167,8 @@ static void prefetchNextTile(scf::ForOp reduction, scf::ForOp outer,
   if (!llvm::is_contained(view->getOperands(), iv))
     return;
   VectorType type = read.getVectorType();
-  ArrayRef<int64_t> shape = type.getShape();
-  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-  if (elementBytes == 0)
-    return;
-  int64_t lineElements = std::max<int64_t>(1, kCacheLineBytes / elementBytes);
-  int64_t linesPerRow = llvm::divideCeil(shape.back(), lineElements);
-  int64_t rows = type.getNumElements() / shape.back();
-  if (rows * linesPerRow > kMaxPrefetchedLines)
+  std::optional<RowLines> lines = getRowLines(type);
+  if (!lines || lines->rows * lines->linesPerRow > kMaxPrefetchedLines)
     return;
 
   OpBuilder b(reduction);
@@ -154,16 +180,16 @@ static void prefetchNextTile(scf::ForOp reduction, scf::ForOp outer,
   unsigned memrefRank = view.getType().getRank();
   unsigned leadingDims = memrefRank - type.getRank();
   Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-  SmallVector<int64_t> rowShape(shape.drop_back());
-  for (int64_t row = 0; row < rows; ++row) {
+  SmallVector<int64_t> rowStrides =
+      computeStrides(SmallVector<int64_t>(type.getShape().drop_back()));
+  for (int64_t row = 0; row < lines->rows; ++row) {
     SmallVector<Value> indices(leadingDims, zero);
-    SmallVector<int64_t> position = delinearize(row, computeStrides(rowShape));
-    for (int64_t index : position)
+    for (int64_t index : delinearize(row, rowStrides))
       indices.push_back(b.create<arith::ConstantIndexOp>(loc, index));
     indices.push_back(zero);
-    for (int64_t line = 0; line < linesPerRow; ++line) {
+    for (int64_t line = 0; line < lines->linesPerRow; ++line) {
       indices.back() =
-          b.create<arith::ConstantIndexOp>(loc, line * lineElements);
+          b.create<arith::ConstantIndexOp>(loc, line * lines->lineElements);
       b.create<memref::PrefetchOp>(loc, nextView, indices, /*isWrite=*/true,
                                    /*localityHint=*/3, /*isDataCache=*/true);
     }
@@ -192,22 +218,6 @@ static memref::SubViewOp getPackedPanel(scf::ForOp loop, Operation *user) {
       return panel;
   }
   return nullptr;
-}
-
-/// A loop's static lower bound, step and trip count.
-struct StaticLoop {
-  scf::ForOp loop;
-  int64_t lower, step, trips;
-};
-
-static std::optional<StaticLoop> getStaticLoop(scf::ForOp loop) {
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  std::optional<int64_t> trips = constantTripCount(
-      loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
-  if (!lower || !step || !trips || *trips <= 0)
-    return std::nullopt;
-  return StaticLoop{loop, *lower, *step, *trips};
 }
 
 /// The tiles of `reduction` that read a packed panel (a tile of an operand
@@ -255,13 +265,10 @@ static void prefetchNextPanel(scf::ForOp reduction) {
     tiles *= level->trips;
   }
   MemRefType type = panel.getType();
-  int64_t rows = type.getNumElements() / type.getShape().back();
-  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-  if (elementBytes == 0)
+  std::optional<RowLines> rowLines = getRowLines(type);
+  if (!rowLines)
     return;
-  int64_t lineElements = std::max<int64_t>(1, kCacheLineBytes / elementBytes);
-  int64_t linesPerRow = static_cast<int64_t>(
-      llvm::divideCeil(type.getShape().back(), lineElements));
+  auto [rows, lineElements, linesPerRow] = *rowLines;
   int64_t rowsPerTile = std::min<int64_t>(llvm::divideCeil(rows, tiles),
                                           kMaxPrefetchedLines / linesPerRow);
   if (rowsPerTile == 0)

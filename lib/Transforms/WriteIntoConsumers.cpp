@@ -293,7 +293,8 @@ static Value insertAfterPart(const EmptyDestination &destination,
   return insert.getResult();
 }
 
-/// pad(x) with a constant padding value: a tensor of the padded shape whose
+/// pad(x) with a constant padding value (not `nofold`: copyIntoPacked
+/// takes those): a tensor of the padded shape whose
 /// border is filled (fillBorder) and x inserted into its middle. Where x,
 /// or a part of the concatenation x is, was computed into an empty tensor
 /// that nothing else reads (or, for one part, that others read through
@@ -305,7 +306,7 @@ static void computeIntoPadding(tensor::PadOp pad, DominanceInfo &dominance) {
   Value padding = pad.getConstantPaddingValue();
   RankedTensorType type = pad.getResultType();
   Block *block = pad->getBlock();
-  if (!padding || !type.hasStaticShape() || pad.getNofold() ||
+  if (!padding || !type.hasStaticShape() ||
       ShapedType::isDynamicShape(pad.getStaticLow()) ||
       ShapedType::isDynamicShape(pad.getStaticHigh()) ||
       !isa<FunctionOpInterface>(pad->getParentOp()))
