@@ -41,17 +41,17 @@ std::string getTaskName(func::FuncOp function) {
   return task ? task.str() : "";
 }
 
-/// What `function` computes, for a reader who sees only its name: the
-/// distinct linalg ops in it (e.g. "fill,copy" for a pad), else its loops'.
+/// What `function` computes, for a reader who sees only its name: its
+/// outermost loops' kind, then the distinct linalg ops in it (e.g.
+/// "fill,copy" for a pad, "scf.for,fill" for a tiled convolution whose
+/// tiles fill their own output).
 std::string describeOps(func::FuncOp function) {
   llvm::SetVector<StringRef> names;
-  function.walk([&](linalg::LinalgOp op) {
-    names.insert(op->getName().stripDialect());
-  });
-  if (names.empty())
-    function.walk([&](LoopLikeOpInterface loop) {
-      names.insert(loop->getName().getStringRef());
-    });
+  for (Operation &op : function.getBody().getOps())
+    if (isa<LoopLikeOpInterface>(op))
+      names.insert(op.getName().getStringRef());
+  function.walk(
+      [&](linalg::LinalgOp op) { names.insert(op->getName().stripDialect()); });
   return llvm::join(names, ",");
 }
 

@@ -152,6 +152,12 @@ private:
   /// it does not split.
   bool splitPaddedSides(Location loc, const ScheduleState &before);
   Value getLoop(unsigned level, int64_t dim);
+  /// Whether a split_reduction comes before `primitive`.
+  bool isSplitBefore(Operation *primitive) {
+    return llvm::any_of(schedule.getBody().front(), [&](Operation &other) {
+      return isa<SplitReductionOp>(other) && other.isBeforeInBlock(primitive);
+    });
+  }
 
   OpBuilder &b;
   ScheduleOp schedule;
@@ -244,20 +250,13 @@ LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex,
     Value forall = tiled.getForallOp();
     // The fill of the anchor's output goes into the threads' loop too: each
     // thread zeroes its own tile (in its cache) instead of one thread
-    // zeroing the whole output first. (With a fused epilogue it is fused
-    // with the epilogue instead; after split_reduction it initializes the
-    // combining op, not the tiled one.)
-    bool splitBefore =
-        llvm::any_of(schedule.getBody().front(), [&](Operation &primitive) {
-          return isa<SplitReductionOp>(primitive) &&
-                 primitive.isBeforeInBlock(op);
-        });
-    // On a GPU, the thread level takes it from the block level: each
-    // thread zeroes its own tile. (The handle, not a match: the fill fused
-    // before stays in the payload, dead, until the clean-up.)
+    // zeroing the whole output first (with a fused epilogue, it is fused
+    // with it; after split_reduction it initializes the combining op). On a
+    // GPU the thread level takes it from the block level (the handle, not a
+    // match: the fill fused before stays in the payload until the clean-up).
     bool fusesFill = levelIndex == 0 ||
                      (level.mapping == ParallelMapping::GpuThreads && fill);
-    if (fusesFill && !splitBefore && getAnchorFill(instance.anchor)) {
+    if (fusesFill && !isSplitBefore(op) && getAnchorFill(instance.anchor)) {
       auto fused = b.create<transform::FuseIntoContainingOp>(
           loc, fill ? fill : match(loc, kAnchorFillKey), forall);
       forall = fused.getNewContainingOp();
@@ -270,6 +269,11 @@ LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex,
                                                    level.interchange);
   anchor = tiled.getTiledLinalgOp();
   levelLoops.push_back(SmallVector<Value>(tiled.getLoops()));
+  // A sequential first level of parallel loops fuses the fill as a parallel
+  // one does (FuseFillIntoTileLoopsOp says why).
+  if (levelIndex == 0 && !level.findTiledReduction() && !splitSides &&
+      !isSplitBefore(op) && getAnchorFill(instance.anchor))
+    b.create<FuseFillIntoTileLoopsOp>(loc, anchor);
   if (peels)
     peelLevel(loc, levelIndex);
   return success();

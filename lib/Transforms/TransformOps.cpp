@@ -383,6 +383,63 @@ void SkipZeroBorderTapsOp::getEffects(
   transform::modifiesPayload(effects);
 }
 
+//===----------------------------------------------------------------------===//
+// FuseFillIntoTileLoopsOp
+//===----------------------------------------------------------------------===//
+
+/// Moves the fill that initializes `target`'s output into the scf.for nest
+/// around `target` (see the op's description); false where the IR does not
+/// have that form.
+static bool fuseFillIntoTileLoops(RewriterBase &rewriter,
+                                  linalg::LinalgOp target) {
+  if (!target.hasPureTensorSemantics() || target.getNumDpsInits() != 1)
+    return false;
+  auto slice = target.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice)
+    return false;
+  // Up the iteration arguments to the value the outermost loop starts from.
+  OpOperand *init = nullptr;
+  Value value = slice.getSource();
+  while (auto argument = dyn_cast<BlockArgument>(value)) {
+    auto loop = dyn_cast<scf::ForOp>(argument.getOwner()->getParentOp());
+    if (!loop || argument.getArgNumber() == 0)
+      return false;
+    init = loop.getTiedLoopInit(argument);
+    value = init->get();
+  }
+  if (!init)
+    return false;
+  auto fill = value.getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill->hasOneUse())
+    return false;
+  rewriter.setInsertionPointAfter(slice);
+  auto tileFill = rewriter.create<linalg::FillOp>(
+      fill.getLoc(), fill.getInputs()[0], slice.getResult());
+  rewriter.modifyOpInPlace(target, [&] {
+    target.getDpsInitsMutable()[0].set(tileFill.getResult(0));
+  });
+  rewriter.modifyOpInPlace(init->getOwner(),
+                           [&] { init->set(fill.getOutputs()[0]); });
+  rewriter.eraseOp(fill);
+  return true;
+}
+
+DiagnosedSilenceableFailure
+FuseFillIntoTileLoopsOp::apply(transform::TransformRewriter &rewriter,
+                               transform::TransformResults &,
+                               transform::TransformState &state) {
+  for (Operation *op : state.getPayloadOps(getTarget()))
+    if (auto target = dyn_cast<linalg::LinalgOp>(op))
+      fuseFillIntoTileLoops(rewriter, target);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void FuseFillIntoTileLoopsOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::modifiesPayload(effects);
+}
+
 #define GET_OP_CLASSES
 #include "tcl/Transforms/TransformOps.cpp.inc"
 

@@ -142,4 +142,35 @@ def FoldPaddingIntoTilesOp : Op<Transform_Dialect,
   let assemblyFormat = "$target attr-dict `:` type($target)";
 }
 
+def FuseFillIntoTileLoopsOp : Op<Transform_Dialect,
+    "tcl.fuse_fill_into_tile_loops",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Each tile of a sequential loop nest fills its own output "
+                "slice, instead of one fill of the whole output before it";
+  let description = [{
+    Each target is a tiled linalg op on tensors with one output, a
+    `tensor.extract_slice` of an `scf.for` iteration argument, whose chain
+    of enclosing loops (each one's iteration argument initialized by the
+    next one out's) starts from the result of a `linalg.fill` that nothing
+    else uses. The fill then moves into the loops: the outermost loop
+    starts from the fill's own output operand, and the target's output
+    slice is filled right before the target, so each tile zeroes its
+    part of the output while it is in cache rather than the whole output
+    being written, evicted and read back. (An `scf.forall` fuses a fill
+    with `fuse_into_containing_op`; an `scf.for`, whose tiles reach the
+    output through iteration arguments, cannot.)
+
+    The loops must tile only parallel dimensions of the target, so that
+    each element of the output is written by one iteration: the emitter
+    applies it to a sequential first tile level of parallel loops. Targets
+    that do not match are left as they are. The targets stay the ops that
+    handles refer to; the fill is erased.
+  }];
+  let cppNamespace = "::mlir::tcl";
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+}
+
 #endif // TCL_TRANSFORMS_TRANSFORMOPS_TD

@@ -85,6 +85,13 @@ const AnchorInfo *mlir::tcl::lookupAnchor(Operation *op) {
 
 ArrayRef<AnchorInfo> mlir::tcl::getSupportedAnchors() { return kAnchors; }
 
+std::optional<int64_t> TileLevel::findTiledReduction() const {
+  for (auto [dim, size] : llvm::enumerate(sizes))
+    if (size != 0 && kinds[dim] == LoopKind::Reduction)
+      return dim;
+  return std::nullopt;
+}
+
 SmallVector<int64_t> TileLevel::loopDims() const {
   SmallVector<int64_t> dims;
   for (int64_t dim : interchange)

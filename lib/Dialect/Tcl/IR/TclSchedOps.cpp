@@ -252,14 +252,6 @@ static FailureOr<TileLevel *> getOpenTileLevel(Operation *op,
   return &state.levels.back();
 }
 
-/// The first reduction dimension that `level` tiles, if any.
-static std::optional<int64_t> findTiledReduction(const TileLevel &level) {
-  for (auto [dim, size] : llvm::enumerate(level.sizes))
-    if (size != 0 && level.kinds[dim] == LoopKind::Reduction)
-      return dim;
-  return std::nullopt;
-}
-
 //===----------------------------------------------------------------------===//
 // Primitives
 //===----------------------------------------------------------------------===//
@@ -411,7 +403,7 @@ LogicalResult ParallelizeOp::applyToState(ScheduleState &state) {
   if (failed(level))
     return failure();
   unsigned index = state.levels.size() - 1;
-  if (std::optional<int64_t> dim = findTiledReduction(**level))
+  if (std::optional<int64_t> dim = (*level)->findTiledReduction())
     return emitOpError("tile level ")
            << index << " tiles reduction loop d" << *dim
            << "; parallel iterations would race on the output";
@@ -446,7 +438,7 @@ LogicalResult FuseEpilogueOp::applyToState(ScheduleState &state) {
   if (state.splitReduction)
     return emitOpError("cannot fuse the epilogue after split_reduction: the "
                        "epilogue then consumes the combining op");
-  if (std::optional<int64_t> dim = findTiledReduction(**level))
+  if (std::optional<int64_t> dim = (*level)->findTiledReduction())
     return emitOpError("tile level 0 tiles reduction loop d")
            << *dim << "; the epilogue has only the parallel loops";
   if ((*level)->fusesEpilogue)

@@ -143,6 +143,8 @@ struct TileLevel {
 
   /// The dimensions that get a loop at this level, outermost first.
   SmallVector<int64_t> loopDims() const;
+  /// The first reduction dimension this level tiles, if any.
+  std::optional<int64_t> findTiledReduction() const;
 };
 
 /// The replayed state of a schedule. Each primitive's `applyToState` checks
