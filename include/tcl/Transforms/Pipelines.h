@@ -27,7 +27,10 @@ namespace mlir::tcl {
 /// 2: 2026-12-04 (convolutions' and poolings' border taps skipped, depthwise
 ///    and pooling padding folded into tiles, and a task's workload takes
 ///    its input pads along).
-constexpr unsigned kCodegenVersion = 2;
+/// 3: 2026-12-05 (register tiles prefetch the next tile's accumulators and
+///    packed panel, packing copies fill only their border, and a first
+///    sequential tile level of parallel loops takes the output's fill in).
+constexpr unsigned kCodegenVersion = 3;
 
 struct LoweringOptions {
   explicit LoweringOptions(Platform platform = Platform::host(),
