@@ -193,9 +193,9 @@ double getThreadBalance(int64_t extent, int64_t tile, unsigned threads) {
 /// have sizes known only at run time, which a convolution cannot vectorize
 /// and a matmul pads on every reduction step) into `threads` to 4 x
 /// `threads` tiles (8 x where none of those counts divides it), the count
-/// that balances the threads best, then a
-/// multiple of `multiple`, then the largest. With `lanes`, only tiles whose
-/// vectors of `lanes` leave a remainder that vectorizes (a channel split).
+/// that balances the threads best, then a multiple of `multiple`, then the
+/// largest. With `lanes`, only tiles whose vectors of `lanes` leave a
+/// remainder that vectorizes (a channel split).
 int64_t pickThreadTile(int64_t extent, unsigned threads, int64_t multiple,
                        int64_t lanes) {
   if (ShapedType::isDynamic(extent) || threads < 2)

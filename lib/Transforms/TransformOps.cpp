@@ -388,30 +388,29 @@ void SkipZeroBorderTapsOp::getEffects(
 //===----------------------------------------------------------------------===//
 
 /// Moves the fill that initializes `target`'s output into the scf.for nest
-/// around `target` (see the op's description); false where the IR does not
-/// have that form.
-static bool fuseFillIntoTileLoops(RewriterBase &rewriter,
+/// around `target` (see the op's description), where the IR has that form.
+static void fuseFillIntoTileLoops(RewriterBase &rewriter,
                                   linalg::LinalgOp target) {
   if (!target.hasPureTensorSemantics() || target.getNumDpsInits() != 1)
-    return false;
+    return;
   auto slice = target.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
   if (!slice)
-    return false;
+    return;
   // Up the iteration arguments to the value the outermost loop starts from.
   OpOperand *init = nullptr;
   Value value = slice.getSource();
   while (auto argument = dyn_cast<BlockArgument>(value)) {
     auto loop = dyn_cast<scf::ForOp>(argument.getOwner()->getParentOp());
     if (!loop || argument.getArgNumber() == 0)
-      return false;
+      return;
     init = loop.getTiedLoopInit(argument);
     value = init->get();
   }
   if (!init)
-    return false;
+    return;
   auto fill = value.getDefiningOp<linalg::FillOp>();
   if (!fill || !fill->hasOneUse())
-    return false;
+    return;
   rewriter.setInsertionPointAfter(slice);
   auto tileFill = rewriter.create<linalg::FillOp>(
       fill.getLoc(), fill.getInputs()[0], slice.getResult());
@@ -421,7 +420,6 @@ static bool fuseFillIntoTileLoops(RewriterBase &rewriter,
   rewriter.modifyOpInPlace(init->getOwner(),
                            [&] { init->set(fill.getOutputs()[0]); });
   rewriter.eraseOp(fill);
-  return true;
 }
 
 DiagnosedSilenceableFailure
