@@ -152,12 +152,6 @@ private:
   /// it does not split.
   bool splitPaddedSides(Location loc, const ScheduleState &before);
   Value getLoop(unsigned level, int64_t dim);
-  /// Whether a split_reduction comes before `primitive`.
-  bool isSplitBefore(Operation *primitive) {
-    return llvm::any_of(schedule.getBody().front(), [&](Operation &other) {
-      return isa<SplitReductionOp>(other) && other.isBeforeInBlock(primitive);
-    });
-  }
 
   OpBuilder &b;
   ScheduleOp schedule;
@@ -256,7 +250,7 @@ LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex,
     // match: the fill fused before stays in the payload until the clean-up).
     bool fusesFill = levelIndex == 0 ||
                      (level.mapping == ParallelMapping::GpuThreads && fill);
-    if (fusesFill && !isSplitBefore(op) && getAnchorFill(instance.anchor)) {
+    if (fusesFill && !after.splitReduction && getAnchorFill(instance.anchor)) {
       auto fused = b.create<transform::FuseIntoContainingOp>(
           loc, fill ? fill : match(loc, kAnchorFillKey), forall);
       forall = fused.getNewContainingOp();
@@ -272,7 +266,7 @@ LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex,
   // A sequential first level of parallel loops fuses the fill as a parallel
   // one does (FuseFillIntoTileLoopsOp says why).
   if (levelIndex == 0 && !level.findTiledReduction() && !splitSides &&
-      !isSplitBefore(op) && getAnchorFill(instance.anchor))
+      !after.splitReduction && getAnchorFill(instance.anchor))
     b.create<FuseFillIntoTileLoopsOp>(loc, anchor);
   if (peels)
     peelLevel(loc, levelIndex);
