@@ -79,25 +79,39 @@ int64_t getLatencyAccumulators(unsigned registers) { return registers / 2; }
 int64_t getMaxAccumulators(unsigned registers) { return registers - 4; }
 
 /// Whether the remainder that register tiles of `size` lanes leave of
-/// `extent` (a peeled tile, see LoopDim::peeled) vectorizes well: none, or
-/// a power-of-two number of lanes (see pickRegisterTile).
+/// `extent` (a peeled tile, see LoopDim::peeled) is none or one
+/// power-of-two piece; others are split into several (getVectorOps), which
+/// thread and cache tiles avoid.
 bool hasVectorRemainder(int64_t extent, int64_t size) {
   int64_t remainder = extent % size;
   return remainder == 0 || llvm::isPowerOf2_64(remainder);
+}
+
+/// The vector ops (registers) of a register tile row of `size` lanes: the
+/// emitter splits it into power-of-two pieces (SplitVectorRemaindersOp,
+/// 24 = 16 + 8), each of whole vectors or one narrower.
+int64_t getVectorOps(int64_t size, int64_t lanes) {
+  int64_t ops = 0;
+  for (int64_t piece = llvm::PowerOf2Ceil(size); piece >= 1; piece /= 2)
+    if (size & piece)
+      ops += llvm::divideCeil(piece, lanes);
+  return ops;
 }
 
 /// The register tile for `width` output columns (or rows) and `channels`
 /// channels (or columns) when the usual one (8 x 2 vectors) does not fit
 /// them (1000 channels, a 13x13 map, 100 rows, one row): tiles of a
 /// power-of-two number of lanes, no more accumulators than `registers`
-/// hold, whose remainder tiles (peeled, so static) are too, at the least
-/// cost in FMA issue slots per reduction step over the whole plane,
-/// remainder tiles included (a tile with fewer accumulators than the
-/// latency needs costs as if it had that many), then with the fewest
-/// remainder tiles. (Falling back to one column of one channel made such
-/// convolutions scalar and latency-bound: 25x slower than a tuned schedule;
-/// allowing only tiles that divide the extents left 8-lane tiles for 1000
-/// channels, 30% below the vendor library.)
+/// hold (remainder tiles included: they are split into power-of-two
+/// pieces, see getVectorOps), at the least cost in FMA issue slots per
+/// reduction step over the whole plane, remainder tiles included (a tile
+/// with fewer accumulators than the latency needs costs as if it had that
+/// many), then with the fewest remainder tiles. (Falling back to one
+/// column of one channel made such convolutions scalar and latency-bound:
+/// 25x slower than a tuned schedule; allowing only tiles that divide the
+/// extents left 8-lane tiles for 1000 channels, 30% below the vendor
+/// library; allowing only power-of-two remainders left one-vector tiles
+/// for 440 columns, 20% slower than two vectors with 24 = 16 + 8 left.)
 RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
                               unsigned registers) {
   // The channel tiles of a power-of-two number of lanes up to 8 vectors,
@@ -112,28 +126,36 @@ RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
   auto slots = [&](int64_t columns, int64_t size) -> int64_t {
     if (columns == 0 || size == 0)
       return 0;
-    return std::max<int64_t>(
-        columns * static_cast<int64_t>(llvm::divideCeil(size, lanes)), latency);
+    return std::max<int64_t>(columns * getVectorOps(size, lanes), latency);
   };
   RegisterTile best{1, 1};
   int64_t bestCost = std::numeric_limits<int64_t>::max(), bestRemainders = 0;
   for (int64_t columns = 1; columns <= std::min<int64_t>(width, 16);
        ++columns) {
     for (int64_t size : sizes) {
-      if (size > channels || !hasVectorRemainder(channels, size))
+      if (size > channels)
         continue;
       // Narrower than a vector only where the channels are (small groups).
       if (size < lanes && channels % size != 0)
         continue;
-      if (columns * static_cast<int64_t>(llvm::divideCeil(size, lanes)) >
-          getMaxAccumulators(registers))
-        continue;
       int64_t fullColumns = width / columns, restColumns = width % columns;
       int64_t fullChannels = channels / size, restChannels = channels % size;
+      // The accumulators, one row of the other operand's vectors and a
+      // broadcast must fit the registers (7 x 4 vectors spilled and ran 15%
+      // slower than 7 x 2 on a 49x440x440 matmul).
+      int64_t vectors = std::max(getVectorOps(size, lanes),
+                                 getVectorOps(restChannels, lanes));
+      if (columns * vectors > getMaxAccumulators(registers) ||
+          (columns + 1) * vectors + 1 > static_cast<int64_t>(registers))
+        continue;
       int64_t cost = fullColumns * fullChannels * slots(columns, size) +
                      fullColumns * slots(columns, restChannels) +
                      fullChannels * slots(restColumns, size) +
                      slots(restColumns, restChannels);
+      // Tiles of more than 2 vectors a row must save a tenth of the slots:
+      // at about equal costs they ran slower (5 x 4 vectors against 13 x 2:
+      // 9% on a 169x1000x512 matmul, 3% on 49x440x440, Zen 5).
+      cost *= getVectorOps(size, lanes) > 2 ? 11 : 10;
       // Of equal costs, fewer remainder tiles (less peeled code).
       int64_t remainders = (restColumns ? fullChannels : 0) +
                            (restChannels ? fullColumns : 0) +

@@ -480,6 +480,10 @@ LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
       before.dims, [](const LoopDim &loop) { return !loop.evenlyTiled; });
   if (partial)
     padAnchor(loc, /*packedOperands=*/{}, before.getNumDims());
+  // A CPU tile of 24 or 48 lanes becomes power-of-two pieces first.
+  const TargetArch *target = lookupTargetArch(schedule.getTarget());
+  if (target && target->kind == TargetKind::CPU)
+    anchor = b.create<SplitVectorRemaindersOp>(loc, anyOp, anchor);
   UnitAttr vectorizeExtract =
       before.anchorName == "linalg.generic" ? b.getUnitAttr() : UnitAttr();
   b.create<transform::VectorizeOp>(loc, anchor, ValueRange(),

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -435,6 +436,70 @@ FuseFillIntoTileLoopsOp::apply(transform::TransformRewriter &rewriter,
 void FuseFillIntoTileLoopsOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::modifiesPayload(effects);
+}
+
+/// The loop of `op` that indexes its first output's innermost dimension
+/// (SplitVectorRemaindersOp), if that is a plain loop index.
+static std::optional<unsigned> getVectorDim(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() == 0)
+    return std::nullopt;
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!dim)
+    return std::nullopt;
+  return dim.getPosition();
+}
+
+/// The extents that `extent` lanes split into: powers of two, largest
+/// first (24 = 16 + 8, 56 = 32 + 16 + 8). One piece where the extent is a
+/// power of two.
+static SmallVector<int64_t> getVectorPieces(int64_t extent) {
+  SmallVector<int64_t> pieces;
+  for (int64_t piece = llvm::PowerOf2Ceil(extent); piece >= 1; piece /= 2)
+    if (extent & piece)
+      pieces.push_back(piece);
+  return pieces;
+}
+
+DiagnosedSilenceableFailure
+SplitVectorRemaindersOp::apply(transform::TransformRewriter &rewriter,
+                               transform::TransformResults &results,
+                               transform::TransformState &state) {
+  SmallVector<Operation *> pieces;
+  for (Operation *op : state.getPayloadOps(getTarget())) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    std::optional<unsigned> dim =
+        linalgOp ? getVectorDim(linalgOp) : std::nullopt;
+    if (!dim) {
+      pieces.push_back(op);
+      continue;
+    }
+    int64_t extent = linalgOp.getStaticLoopRanges()[*dim];
+    SmallVector<int64_t> sizes = {extent};
+    if (!ShapedType::isDynamic(extent))
+      sizes = getVectorPieces(extent);
+    // Each split leaves the rest as an op whose domain starts at 0.
+    auto rest = cast<TilingInterface>(op);
+    for (int64_t size : ArrayRef(sizes).drop_back()) {
+      rewriter.setInsertionPoint(rest);
+      auto [first, second] =
+          linalg::splitOp(rewriter, rest, *dim, rewriter.getIndexAttr(size));
+      pieces.push_back(first);
+      rest = second;
+    }
+    pieces.push_back(rest);
+  }
+  results.set(cast<OpResult>(getPieces()), pieces);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void SplitVectorRemaindersOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::consumesHandle(getTargetMutable(), effects);
+  transform::producesHandle(getOperation()->getOpResults(), effects);
   transform::modifiesPayload(effects);
 }
 

@@ -9,12 +9,13 @@
 //  CHECK-NEXT:   tcl.sched.tile [13, 0, 0]
 //  CHECK-NEXT:   tcl.sched.parallelize
 // One row: the 1000 columns in five tiles of 200 (6 x 32 + 8), not in
-// halves of 500, which leave 20 lanes over (15 x 32 + 20) and would take
-// register tiles of one vector; its tiles take 4 vectors a row.
+// halves of 500, which leave 20 lanes over (15 x 32 + 20); its register
+// tiles take 8 vectors a row (one row keeps few accumulators), the 72 left
+// of each tile a peeled tile split into 64 + 8.
 // CHECK-LABEL: tcl.sched.schedule task "default_1" anchor "linalg.matmul" target "x86-avx512" loops [1 parallel, 1000 parallel, 512 reduction]
 //  CHECK-NEXT:   tcl.sched.tile [0, 200, 0]
 //  CHECK-NEXT:   tcl.sched.parallelize
-//  CHECK:        tcl.sched.tile [0, 64, 1]
+//  CHECK:        tcl.sched.tile [0, 128, 1]
 func.func @f(%a: tensor<169x512xf32>, %b: tensor<512x1000xf32>, %c: tensor<169x1000xf32>,
              %x: tensor<1x512xf32>, %y: tensor<1x1000xf32>)
     -> (tensor<169x1000xf32>, tensor<1x1000xf32>) {

@@ -30,7 +30,9 @@ namespace mlir::tcl {
 /// 3: 2026-12-05 (register tiles prefetch the next tile's accumulators and
 ///    packed panel, packing copies fill only their border, and a first
 ///    sequential tile level of parallel loops takes the output's fill in).
-constexpr unsigned kCodegenVersion = 3;
+/// 4: 2026-12-05 (tiles whose vector dimension is not a power of two are
+///    split into power-of-two pieces before vectorization).
+constexpr unsigned kCodegenVersion = 4;
 
 struct LoweringOptions {
   explicit LoweringOptions(Platform platform = Platform::host(),

@@ -173,4 +173,32 @@ def FuseFillIntoTileLoopsOp : Op<Transform_Dialect,
   let assemblyFormat = "$target attr-dict `:` type($target)";
 }
 
+def SplitVectorRemaindersOp : Op<Transform_Dialect,
+    "tcl.split_vector_remainders",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Splits tiles whose vector dimension is not a power of two "
+                "into pieces that are";
+  let description = [{
+    The vector dimension of a linalg op is the loop that indexes its
+    output's innermost (contiguous) dimension: the lanes vectorization
+    fills (a matmul's columns, a convolution's output channels). Where a
+    target's static extent there is not a power of two (a remainder tile
+    of 24 lanes, left by 440 channels in tiles of 32), the op is split
+    along it (upstream `linalg::splitOp`) into power-of-two pieces, largest
+    first: 24 = 16 + 8, 56 = 32 + 16 + 8. The pieces stay in the same
+    loops, so one reduction step runs them all, as one register tile.
+    Vectorized whole, such a tile becomes vectors of 24 or 48 lanes, which
+    LLVM widens to the next power of two and shuffles on every step.
+
+    Ops that need no split, are not linalg ops or have a dynamic extent
+    there are returned as they are. Returns the pieces and those ops.
+  }];
+  let cppNamespace = "::mlir::tcl";
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$pieces);
+  let assemblyFormat =
+      "$target attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // TCL_TRANSFORMS_TRANSFORMOPS_TD

@@ -14,7 +14,8 @@
 // CHECK:   transform.structured.hoist_pad %[[PA]] by 1 loops
 // CHECK:   %[[PB:.*]] = transform.get_producer_of_operand %[[P]][1]
 // CHECK:   transform.structured.hoist_pad %[[PB]] by 1 loops
-// CHECK:   transform.structured.vectorize %[[P]]
+// CHECK:   %[[PV:.*]] = transform.tcl.split_vector_remainders %[[P]]
+// CHECK:   transform.structured.vectorize %[[PV]]
 // CHECK:   transform.apply_licm to %[[L1]]#2
 // CHECK:   transform.apply_cse to %[[ROOT]]
 // CHECK:   transform.loop.hoist_loop_invariant_subsets %[[L1]]#2
@@ -55,7 +56,8 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
 // CHECK:   transform.tcl.peel_partial_loops %[[ALL]]
 // CHECK:   %[[K:.*]] = transform.structured.match attributes {__tcl_sched_loop_0_2}
 // CHECK:   %[[A:.*]] = transform.structured.match attributes {__tcl_sched_anchor}
-// CHECK:   transform.structured.vectorize %[[A]]
+// CHECK:   %[[AV:.*]] = transform.tcl.split_vector_remainders %[[A]]
+// CHECK:   transform.structured.vectorize %[[AV]]
 // CHECK:   transform.loop.hoist_loop_invariant_subsets %[[K]]
 func.func @partial(%a: tensor<100x64xf32>, %b: tensor<64x32xf32>, %c: tensor<100x32xf32>) -> tensor<100x32xf32> {
   %0 = linalg.matmul {tcl.task = "partial"} ins(%a, %b : tensor<100x64xf32>, tensor<64x32xf32>) outs(%c : tensor<100x32xf32>) -> tensor<100x32xf32>
