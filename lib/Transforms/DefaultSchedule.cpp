@@ -78,6 +78,15 @@ bool isWholeVectors(int64_t size, int64_t lanes) {
 int64_t getLatencyAccumulators(unsigned registers) { return registers / 2; }
 int64_t getMaxAccumulators(unsigned registers) { return registers - 4; }
 
+/// Whether a register tile of `columns` x `vectors` accumulators fits the
+/// registers beside one row of the other operand's vectors and a
+/// broadcast. (7 x 4 vectors did not: LLVM spilled and shuffled registers
+/// on every step, 15% slower than 7 x 2 on a 49x440x440 matmul.)
+bool fitsRegisters(int64_t columns, int64_t vectors, unsigned registers) {
+  return columns * vectors <= getMaxAccumulators(registers) &&
+         (columns + 1) * vectors + 1 <= static_cast<int64_t>(registers);
+}
+
 /// Whether the remainder that register tiles of `size` lanes leave of
 /// `extent` (a peeled tile, see LoopDim::peeled) is none or one
 /// power-of-two piece; others are split into several (getVectorOps), which
@@ -140,13 +149,10 @@ RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
         continue;
       int64_t fullColumns = width / columns, restColumns = width % columns;
       int64_t fullChannels = channels / size, restChannels = channels % size;
-      // The accumulators, one row of the other operand's vectors and a
-      // broadcast must fit the registers (7 x 4 vectors spilled and ran 15%
-      // slower than 7 x 2 on a 49x440x440 matmul).
-      int64_t vectors = std::max(getVectorOps(size, lanes),
-                                 getVectorOps(restChannels, lanes));
-      if (columns * vectors > getMaxAccumulators(registers) ||
-          (columns + 1) * vectors + 1 > static_cast<int64_t>(registers))
+      if (!fitsRegisters(columns,
+                         std::max(getVectorOps(size, lanes),
+                                  getVectorOps(restChannels, lanes)),
+                         registers))
         continue;
       int64_t cost = fullColumns * fullChannels * slots(columns, size) +
                      fullColumns * slots(columns, restChannels) +
@@ -474,8 +480,14 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
     // most 16 columns first takes all of them, while they fit the
     // registers (ResNet-18's 3x3 256->256 at 14x14: 14 x 2 vectors ran
     // 25-35% faster than 7 x 4 on Zen 5); then wider channel tiles, while
-    // they divide the channels and fit the registers (3x3 512->512 at 7x7:
-    // 7 x 4 vectors ran 15% faster than 7 x 2).
+    // they fit the registers and leave whole vectors of the channels
+    // (3x3 512->512 at 7x7: 7 x 4 vectors ran 15% faster than 7 x 2). With
+    // a kernel window, a vector at a time while they fit beside the
+    // weights and a broadcast (fitsRegisters): 7 x 4 vectors spilled and
+    // shuffled registers there on every step, 7 x 3 (split into 32 + 16
+    // lanes, SplitVectorRemaindersOp) ran 9-12% faster. A 1x1 kernel
+    // spilled one accumulator a step and ran 18% faster at 7 x 4 than at
+    // 7 x 3 (ResNet-18's 1x1/2 64->128).
     auto accumulators = [&](int64_t channels) {
       return inner[columnDim] *
              static_cast<int64_t>(llvm::divideCeil(channels, lanes));
@@ -486,12 +498,22 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
         width <= 16 && width * vectors <= getMaxAccumulators(registers))
       inner[columnDim] = width;
     sliceChannels = inner[channelDim];
-    while (accumulators(inner[channelDim]) <
-               getLatencyAccumulators(registers) &&
-           inner[channelDim] * 2 <= 4 * lanes &&
-           w.extent(channelDim) % (inner[channelDim] * 2) == 0 &&
-           accumulators(inner[channelDim] * 2) <= getMaxAccumulators(registers))
-      inner[channelDim] *= 2;
+    bool window = w.extent(kernelRowDim) * w.extent(info.widthDims->window) > 1;
+    auto widened = [&](int64_t channels) {
+      return window ? channels + lanes : 2 * channels;
+    };
+    while (
+        accumulators(inner[channelDim]) < getLatencyAccumulators(registers) &&
+        inner[channelDim] % lanes == 0 &&
+        widened(inner[channelDim]) <=
+            std::min(4 * lanes, w.extent(channelDim)) &&
+        w.extent(channelDim) % (window ? lanes : widened(inner[channelDim])) ==
+            0 &&
+        (window ? fitsRegisters(inner[columnDim],
+                                widened(inner[channelDim]) / lanes, registers)
+                : accumulators(widened(inner[channelDim])) <=
+                      getMaxAccumulators(registers)))
+      inner[channelDim] = widened(inner[channelDim]);
   } else if (isStatic && info.anchorClass == AnchorClass::DepthwiseConv2D &&
              !ShapedType::isDynamic(w.extent(info.widthDims->window))) {
     // A depthwise convolution over a map of at most 16 columns that its

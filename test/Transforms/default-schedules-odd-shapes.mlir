@@ -34,12 +34,13 @@
 //  CHECK-NEXT:   tcl.sched.tile [64, 0, 128]
 //  CHECK-NEXT:   tcl.sched.tile [16, 16, 1]
 
-// Large weights (3x3x512 input channels for each 64-channel tile: 1.2 MB,
+// Large weights (3x3x512 input channels for each 48-channel tile: 0.9 MB,
 // strided by the 512 output channels): a channel tile and 64 input channels
-// whose weights stay in cache over all output positions come first. (64
-// channels: 7 columns of 2 vectors would keep only 14 accumulators.)
+// whose weights stay in cache over all output positions come first. (48
+// channels: 7 columns of 2 vectors would keep only 14 accumulators; 7 x 4
+// vectors, their weights and a broadcast do not fit the registers.)
 // CHECK-LABEL: tcl.sched.schedule task "default_5" {{.*}} loops [1 parallel, 7 parallel, 7 parallel, 512 parallel, 3 reduction, 3 reduction, 512 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [0, 0, 0, 64, 0, 0, 64]
+//  CHECK-NEXT:   tcl.sched.tile [0, 0, 0, 48, 0, 0, 64]
 //  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 0, 1, 1, 1]
 
 // A matrix-vector product (one row): the usual 1 x 2 vectors keep two
