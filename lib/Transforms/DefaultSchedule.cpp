@@ -498,21 +498,23 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
         width <= 16 && width * vectors <= getMaxAccumulators(registers))
       inner[columnDim] = width;
     sliceChannels = inner[channelDim];
-    bool window = w.extent(kernelRowDim) * w.extent(info.widthDims->window) > 1;
+    bool window =
+        w.extent(kernelRowDim) != 1 || w.extent(info.widthDims->window) != 1;
     auto widened = [&](int64_t channels) {
       return window ? channels + lanes : 2 * channels;
     };
-    while (
-        accumulators(inner[channelDim]) < getLatencyAccumulators(registers) &&
-        inner[channelDim] % lanes == 0 &&
-        widened(inner[channelDim]) <=
-            std::min(4 * lanes, w.extent(channelDim)) &&
-        w.extent(channelDim) % (window ? lanes : widened(inner[channelDim])) ==
-            0 &&
-        (window ? fitsRegisters(inner[columnDim],
-                                widened(inner[channelDim]) / lanes, registers)
-                : accumulators(widened(inner[channelDim])) <=
-                      getMaxAccumulators(registers)))
+    auto fits = [&](int64_t channels) {
+      if (channels > std::min(4 * lanes, w.extent(channelDim)))
+        return false;
+      if (window)
+        return channels % lanes == 0 && w.extent(channelDim) % lanes == 0 &&
+               fitsRegisters(inner[columnDim], channels / lanes, registers);
+      return w.extent(channelDim) % channels == 0 &&
+             accumulators(channels) <= getMaxAccumulators(registers);
+    };
+    while (accumulators(inner[channelDim]) <
+               getLatencyAccumulators(registers) &&
+           fits(widened(inner[channelDim])))
       inner[channelDim] = widened(inner[channelDim]);
   } else if (isStatic && info.anchorClass == AnchorClass::DepthwiseConv2D &&
              !ShapedType::isDynamic(w.extent(info.widthDims->window))) {
