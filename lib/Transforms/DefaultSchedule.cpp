@@ -12,6 +12,7 @@
 #include "tcl/Transforms/DefaultSchedule.h"
 #include "ScheduleWriter.h"
 #include "TaskInstanceTags.h"
+#include "VectorPieces.h"
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/TaskExtraction.h"
 
@@ -101,9 +102,8 @@ bool hasVectorRemainder(int64_t extent, int64_t size) {
 /// 24 = 16 + 8), each of whole vectors or one narrower.
 int64_t getVectorOps(int64_t size, int64_t lanes) {
   int64_t ops = 0;
-  for (int64_t piece = llvm::PowerOf2Ceil(size); piece >= 1; piece /= 2)
-    if (size & piece)
-      ops += llvm::divideCeil(piece, lanes);
+  for (int64_t piece : getVectorPieces(size))
+    ops += llvm::divideCeil(piece, lanes);
   return ops;
 }
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Transforms/TransformOps.h"
+#include "VectorPieces.h"
 #include "tcl/Support/GroupedConv.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -453,17 +454,6 @@ static std::optional<unsigned> getVectorDim(linalg::LinalgOp op) {
   return dim.getPosition();
 }
 
-/// The extents that `extent` lanes split into: powers of two, largest
-/// first (24 = 16 + 8, 56 = 32 + 16 + 8). One piece where the extent is a
-/// power of two.
-static SmallVector<int64_t> getVectorPieces(int64_t extent) {
-  SmallVector<int64_t> pieces;
-  for (int64_t piece = llvm::PowerOf2Ceil(extent); piece >= 1; piece /= 2)
-    if (extent & piece)
-      pieces.push_back(piece);
-  return pieces;
-}
-
 DiagnosedSilenceableFailure
 SplitVectorRemaindersOp::apply(transform::TransformRewriter &rewriter,
                                transform::TransformResults &results,
@@ -479,7 +469,7 @@ SplitVectorRemaindersOp::apply(transform::TransformRewriter &rewriter,
     }
     int64_t extent = linalgOp.getStaticLoopRanges()[*dim];
     SmallVector<int64_t> sizes = {extent};
-    if (!ShapedType::isDynamic(extent))
+    if (!ShapedType::isDynamic(extent) && extent > 0)
       sizes = getVectorPieces(extent);
     // Each split leaves the rest as an op whose domain starts at 0.
     auto rest = cast<TilingInterface>(op);
