@@ -68,8 +68,8 @@ struct RegisterTile {
 };
 
 /// Whether `size` lanes are whole vectors or one power-of-two vector
-/// narrower than the ISA's: other sizes (24 or 20 lanes of 16) lower to
-/// scalar code, 20-50x slower.
+/// narrower than the ISA's: other sizes (24 or 20 lanes of 16) take
+/// several pieces (getVectorOps), more vector ops than their lanes need.
 bool isWholeVectors(int64_t size, int64_t lanes) {
   return size % lanes == 0 || (size < lanes && llvm::isPowerOf2_64(size));
 }
@@ -124,8 +124,8 @@ int64_t getVectorOps(int64_t size, int64_t lanes) {
 RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
                               unsigned registers) {
   // The channel tiles of a power-of-two number of lanes up to 8 vectors,
-  // narrower ones first. (Tiles of 3, 5, 6 or 7 vectors are legalized by
-  // LLVM through shuffles on every step: a 7 x 48 tile ran at 5 GFLOP/s.)
+  // narrower ones first. (Other widths are split into power-of-two pieces
+  // when vectorized; unsplit, a 7 x 48 tile ran at 5 GFLOP/s.)
   SmallVector<int64_t> sizes;
   for (int64_t size = lanes / 2; size >= 1; size /= 2)
     sizes.push_back(size);
@@ -149,9 +149,9 @@ RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
         continue;
       int64_t fullColumns = width / columns, restColumns = width % columns;
       int64_t fullChannels = channels / size, restChannels = channels % size;
+      int64_t vectors = getVectorOps(size, lanes);
       if (!fitsRegisters(columns,
-                         std::max(getVectorOps(size, lanes),
-                                  getVectorOps(restChannels, lanes)),
+                         std::max(vectors, getVectorOps(restChannels, lanes)),
                          registers))
         continue;
       int64_t cost = fullColumns * fullChannels * slots(columns, size) +
@@ -161,7 +161,7 @@ RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
       // Tiles of more than 2 vectors a row must save a tenth of the slots:
       // at about equal costs they ran slower (5 x 4 vectors against 13 x 2:
       // 9% on a 169x1000x512 matmul, 3% on 49x440x440, Zen 5).
-      cost *= getVectorOps(size, lanes) > 2 ? 11 : 10;
+      cost *= vectors > 2 ? 11 : 10;
       // Of equal costs, fewer remainder tiles (less peeled code).
       int64_t remainders = (restColumns ? fullChannels : 0) +
                            (restChannels ? fullColumns : 0) +
