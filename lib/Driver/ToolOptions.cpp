@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Driver/ToolOptions.h"
+#include "tcl/Support/InstallPaths.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -98,16 +99,8 @@ SearchFlags::SearchFlags(llvm::cl::OptionCategory &category,
                          "spread is the uncertainty"),
           llvm::cl::init(2), llvm::cl::cat(category)) {}
 
-std::string mlir::tcl::findPretrainedCostModel(llvm::StringRef name,
-                                               const char *argv0) {
-  // Any address in this binary identifies it to getMainExecutable.
-  static int anchor;
-  std::string executable = llvm::sys::fs::getMainExecutable(argv0, &anchor);
-  if (executable.empty())
-    return "";
-  llvm::SmallString<256> path(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
-  llvm::sys::path::append(path, "share", "tcl", "cost-models",
-                          name + "-cpu.bin");
-  return llvm::sys::fs::exists(path) ? std::string(path) : std::string();
+std::string mlir::tcl::findPretrainedCostModel(llvm::StringRef name) {
+  std::string path =
+      getInstallPath(("share/tcl/cost-models/" + name + "-cpu.bin").str());
+  return llvm::sys::fs::exists(path) ? path : std::string();
 }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Target/GpuCodegen.h"
+#include "tcl/Support/InstallPaths.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/ADT/SmallString.h"
@@ -25,12 +26,7 @@ std::string mlir::tcl::findCudaToolkit() {
 }
 
 llvm::Expected<std::string> mlir::tcl::findCudaRuntimeDir() {
-  // Any symbol of this program locates it.
-  static int anchor;
-  std::string executable = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
-  llvm::SmallString<256> dir(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
-  llvm::sys::path::append(dir, "lib");
+  llvm::SmallString<256> dir(getInstallPath("lib"));
   llvm::SmallString<256> library(dir);
   llvm::sys::path::append(library, "libtcl_cuda_runtime.so");
   if (!llvm::sys::fs::exists(library))

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/ContinualStudy.h"
-#include "tcl/Tuning/LearnedCostModel.h"
+#include "tcl/Tuning/Learned/LearnedCostModel.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -6,33 +6,19 @@
 
 #include "tcl/Tuning/CostModel.h"
 
+#include "tcl/Support/InstallPaths.h"
+#include "tcl/Tuning/Learned/ModelConfig.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <dlfcn.h>
 #include <xgboost/c_api.h>
 
 using namespace mlir;
 using namespace mlir::tcl;
-
-CostModel::~CostModel() = default;
-
-llvm::Expected<ProgramEmbeddings>
-CostModel::embed(llvm::ArrayRef<std::vector<float>>) {
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      "the " + getName() +
-          " cost model has no embedding of programs (mamba, tlp and mlp do)");
-}
-
-llvm::Error CostModel::startActiveColumn() {
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      "the " + getName() +
-          " cost model has no active column to learn a new platform in "
-          "(mamba, tlp and mlp loaded from a file do)");
-}
 
 namespace {
 
@@ -190,6 +176,61 @@ mlir::tcl::createCostModel(llvm::StringRef name, uint64_t seed,
   return createLearnedCostModel(name, seed, learned);
 }
 
+namespace {
+
+/// libTclLearned.so's factory (tclCreateLearnedCostModel in
+/// LearnedCostModel.cpp), or why the library could not be opened.
+struct LearnedLibrary {
+  using Create = CostModel *(*)(const char *name, uint64_t seed,
+                                const LearnedModelOptions *options);
+  Create create = nullptr;
+  std::string error;
+};
+
+const LearnedLibrary &getLearnedLibrary() {
+  static const LearnedLibrary library = [] {
+    LearnedLibrary opened;
+    // The build (and an installation) puts the library in lib/ beside bin/,
+    // where the tools and the tests are.
+    std::string path = getInstallPath("lib/libTclLearned.so");
+    // Never closed: the models it makes live as long as their owners.
+    void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    const char *symbol = "tclCreateLearnedCostModel";
+    if (handle)
+      opened.create =
+          reinterpret_cast<LearnedLibrary::Create>(dlsym(handle, symbol));
+    if (!opened.create)
+      opened.error = "the learned cost models (mamba, tlp, mlp) are in '" +
+                     path + "', which cannot be " +
+                     (handle ? "used (it has no " + std::string(symbol) + ")"
+                             : "loaded: " + std::string(dlerror()));
+    return opened;
+  }();
+  return library;
+}
+
+} // namespace
+
+llvm::Error mlir::tcl::openLearnedCostModels() {
+  const LearnedLibrary &library = getLearnedLibrary();
+  if (library.create)
+    return llvm::Error::success();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), library.error);
+}
+
+bool mlir::tcl::isLearnedCostModel(llvm::StringRef name) {
+  return learned::parseModelKind(name).has_value();
+}
+
+std::unique_ptr<CostModel>
+mlir::tcl::createLearnedCostModel(llvm::StringRef name, uint64_t seed,
+                                  LearnedModelOptions options) {
+  if (!isLearnedCostModel(name) || !getLearnedLibrary().create)
+    return nullptr;
+  return std::unique_ptr<CostModel>(
+      getLearnedLibrary().create(name.str().c_str(), seed, &options));
+}
+
 std::optional<LearnedModelOptions::OnlineLearning>
 mlir::tcl::parseOnlineLearning(llvm::StringRef name) {
   using OnlineLearning = LearnedModelOptions::OnlineLearning;
@@ -202,51 +243,6 @@ mlir::tcl::parseOnlineLearning(llvm::StringRef name) {
 
 std::vector<std::string> mlir::tcl::getCostModelNames() {
   return {"random", "xgboost", "mamba", "tlp", "mlp"};
-}
-
-namespace {
-
-/// The summary: sum and max of each token column, the length, then the
-/// task and hardware columns (scheduleFeatures).
-constexpr unsigned kSummaryScheduleWidth = 2 * Tokenizer::kTokenWidth + 1;
-constexpr unsigned kSummaryWidth =
-    kSummaryScheduleWidth + Tokenizer::kTaskWidth + Tokenizer::kHardwareWidth;
-
-} // namespace
-
-std::string mlir::tcl::getFeatureLayout(FeatureKind kind) {
-  std::string version = "-v" + std::to_string(Tokenizer::kLayoutVersion) + "-";
-  if (kind == FeatureKind::Summary)
-    return "summary" + version + "1x" + std::to_string(kSummaryWidth);
-  return "tokens" + version + std::to_string(Tokenizer().getMaxLength()) + "x" +
-         std::to_string(Tokenizer::kWidth);
-}
-
-FeatureColumns mlir::tcl::getFeatureColumns(FeatureKind kind,
-                                            FeaturePart part) {
-  // Both layouts: schedule columns, then task, then hardware, in rows of
-  // `width`.
-  unsigned schedule = kind == FeatureKind::Summary ? kSummaryScheduleWidth
-                                                   : Tokenizer::kTokenWidth;
-  unsigned width = kind == FeatureKind::Summary ? kSummaryWidth
-                                                : unsigned(Tokenizer::kWidth);
-  unsigned begin = part == FeaturePart::Schedule ? 0
-                   : part == FeaturePart::Task
-                       ? schedule
-                       : schedule + Tokenizer::kTaskWidth;
-  unsigned end = part == FeaturePart::Schedule ? schedule
-                 : part == FeaturePart::Task ? schedule + Tokenizer::kTaskWidth
-                                             : width;
-  return {begin, end, width};
-}
-
-void mlir::tcl::clearFeaturePart(std::vector<float> &features, FeatureKind kind,
-                                 FeaturePart part) {
-  FeatureColumns columns = getFeatureColumns(kind, part);
-  for (size_t row = 0; row + columns.rowWidth <= features.size();
-       row += columns.rowWidth)
-    std::fill(features.begin() + row + columns.begin,
-              features.begin() + row + columns.end, 0.0f);
 }
 
 FailureOr<std::vector<float>>

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/Sampler.h"
-#include "tcl/Tuning/Learned/ModelConfig.h"
+#include "tcl/Tuning/CostModel.h"
 
 #include "llvm/ADT/Twine.h"
 
@@ -140,5 +140,5 @@ mlir::tcl::createSampler(llvm::StringRef name, double epsilon,
 std::string mlir::tcl::getSamplerNames() { return "topk, rdu"; }
 
 llvm::StringRef mlir::tcl::getDefaultSampler(llvm::StringRef costModel) {
-  return learned::parseModelKind(costModel) ? "rdu" : "topk";
+  return isLearnedCostModel(costModel) ? "rdu" : "topk";
 }

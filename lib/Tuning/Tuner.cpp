@@ -297,6 +297,9 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
                                        "' (finetune, correct)");
   LearnedModelOptions learnedOptions;
   learnedOptions.online = *online;
+  if (isLearnedCostModel(options.costModel))
+    if (llvm::Error error = openLearnedCostModels())
+      return error;
   model = createCostModel(options.costModel, options.seed, learnedOptions);
   if (!model)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

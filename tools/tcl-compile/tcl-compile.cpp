@@ -206,8 +206,7 @@ int main(int argc, char **argv) {
   if (costModelFile != "none")
     options.tuning.costModelFile = costModelFile;
   if (tune && costModelFile.empty()) {
-    options.tuning.costModelFile =
-        tcl::findPretrainedCostModel(costModel, argv[0]);
+    options.tuning.costModelFile = tcl::findPretrainedCostModel(costModel);
     if (!options.tuning.costModelFile.empty())
       llvm::errs() << "tcl-compile: " << costModel << " cost model: pretrained "
                    << options.tuning.costModelFile << "\n";

@@ -281,6 +281,8 @@ int main(int argc, char **argv) {
                     "---: | ---: | ---: | ---: | ---: |\n";
     for (const std::string &name : getCostModelNames()) {
       std::unique_ptr<CostModel> model = createCostModel(name, /*seed=*/1);
+      if (!model) // A learned model whose library cannot be opened.
+        return fail(openLearnedCostModels());
       auto result = evaluateCostModel(**database, *evaluated, *model, &context);
       if (!result)
         return fail(result.takeError());

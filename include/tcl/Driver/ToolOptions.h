@@ -79,9 +79,9 @@ private:
 
 /// The pretrained checkpoint shipped for the learned cost model `name`:
 /// share/tcl/cost-models/<name>-cpu.bin beside the bin/ directory of the
-/// running tool (`argv0`), in the build tree as in an installation; "" if
-/// there is none.
-std::string findPretrainedCostModel(llvm::StringRef name, const char *argv0);
+/// running tool (getInstallPath), in the build tree as in an installation;
+/// "" if there is none.
+std::string findPretrainedCostModel(llvm::StringRef name);
 
 } // namespace mlir::tcl
 

@@ -174,10 +174,19 @@ createCostModel(llvm::StringRef name, uint64_t seed,
 std::optional<LearnedModelOptions::OnlineLearning>
 parseOnlineLearning(llvm::StringRef name);
 /// A learned model ("mamba", "tlp", "mlp") with explicit training options;
-/// null for another name.
+/// null for another name, or where the learned models' library cannot be
+/// opened (openLearnedCostModels says why).
 std::unique_ptr<CostModel> createLearnedCostModel(llvm::StringRef name,
                                                   uint64_t seed,
                                                   LearnedModelOptions options);
+/// Opens the learned models' library, libTclLearned.so in the lib/
+/// directory beside the program's bin/, once per process: they and libtorch
+/// are loaded only by a program that asks for one. An error that names the
+/// file and the loader's reason where it cannot be opened.
+llvm::Error openLearnedCostModels();
+/// Whether `name` names a learned model (whether or not its library can be
+/// opened).
+bool isLearnedCostModel(llvm::StringRef name);
 /// The names createCostModel takes.
 std::vector<std::string> getCostModelNames();
 

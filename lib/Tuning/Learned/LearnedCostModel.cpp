@@ -7,11 +7,14 @@
 // The search's CostModel interface over learned::RankingModel. The search
 // hands over feature vectors of the kind the model asks for: the token
 // matrix ([maxLength, kWidth], the default Tokenizer) for the sequence
-// models, the summary vector for the MLP.
+// models, the summary vector for the MLP. Part of libTclLearned.so, which
+// the search opens only when it is asked for a learned model
+// (createLearnedCostModel): libtorch and the hundreds of libraries Debian's
+// build of it needs take more than half a second to load.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tcl/Tuning/LearnedCostModel.h"
+#include "tcl/Tuning/Learned/LearnedCostModel.h"
 #include "tcl/Tuning/Learned/ContinualModel.h"
 #include "tcl/Tuning/Learned/RankingModel.h"
 #include "tcl/Tuning/Learned/ScoreCorrection.h"
@@ -390,11 +393,15 @@ private:
 
 } // namespace
 
-std::unique_ptr<CostModel>
-mlir::tcl::createLearnedCostModel(llvm::StringRef name, uint64_t seed,
-                                  LearnedModelOptions options) {
+/// What the search calls when it has opened this library
+/// (createLearnedCostModel in CostModel.cpp): a model of the kind `name`
+/// names, null for another name. The caller owns it and deletes it through
+/// CostModel's virtual destructor.
+extern "C" __attribute__((visibility("default"))) CostModel *
+tclCreateLearnedCostModel(const char *name, uint64_t seed,
+                          const LearnedModelOptions *options) {
   std::optional<learned::ModelKind> kind = learned::parseModelKind(name);
   if (!kind)
     return nullptr;
-  return std::make_unique<LearnedCostModel>(*kind, seed, std::move(options));
+  return new LearnedCostModel(*kind, seed, *options);
 }

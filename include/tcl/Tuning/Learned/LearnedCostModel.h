@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TCL_TUNING_LEARNEDCOSTMODEL_H
-#define TCL_TUNING_LEARNEDCOSTMODEL_H
+#ifndef TCL_TUNING_LEARNED_LEARNEDCOSTMODEL_H
+#define TCL_TUNING_LEARNED_LEARNEDCOSTMODEL_H
 
 #include "tcl/Tuning/CostModel.h"
 #include "tcl/Tuning/Learned/ModelConfig.h"
@@ -31,4 +31,4 @@ makeTrainOptions(const LearnedModelOptions &options);
 
 } // namespace mlir::tcl
 
-#endif // TCL_TUNING_LEARNEDCOSTMODEL_H
+#endif // TCL_TUNING_LEARNED_LEARNEDCOSTMODEL_H
