@@ -734,9 +734,11 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
       return failure();
   }
 
-  // Clean up what tiling and vectorization leave behind.
+  // Clean up what tiling and vectorization leave behind, after the last
+  // use of the loops' handles (the op may unroll and remove loops).
   Location loc = schedule.getLoc();
   Value scope = cleanupScope(loc);
+  b.create<SkipZeroBorderProductsOp>(loc, scope);
   b.create<transform::ApplyPatternsOp>(
       loc, scope, [](OpBuilder &b, Location loc) {
         b.create<transform::ApplyCanonicalizationPatternsOp>(loc);

@@ -32,7 +32,9 @@ namespace mlir::tcl {
 ///    sequential tile level of parallel loops takes the output's fill in).
 /// 4: 2026-12-05 (tiles whose vector dimension is not a power of two are
 ///    split into power-of-two pieces before vectorization).
-constexpr unsigned kCodegenVersion = 4;
+/// 5: 2026-12-05 (register tiles that span a convolution's output width
+///    skip the products of the rows that read zero padding).
+constexpr unsigned kCodegenVersion = 5;
 
 struct LoweringOptions {
   explicit LoweringOptions(Platform platform = Platform::host(),

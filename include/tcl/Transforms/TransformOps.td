@@ -201,4 +201,43 @@ def SplitVectorRemaindersOp : Op<Transform_Dialect,
       "$target attr-dict `:` functional-type(operands, results)";
 }
 
+def SkipZeroBorderProductsOp : Op<Transform_Dialect,
+    "tcl.skip_zero_border_products",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Narrows the vector contractions of a convolution's register "
+                "tile to the rows whose input is not zero padding";
+  let description = [{
+    Where a register tile spans a convolution's whole output width (a 7x7
+    map: 7 output columns a tile), every kernel column reads the zero
+    padding for one of them: a 3x3 kernel on 7 columns with a border of 1
+    computes 21 products of which 2 are zeros. `tcl.skip_zero_border_taps`
+    can skip a kernel column only where it reads padding for every column
+    of the tile. This op, run on the vectorized loops of a task (after the
+    accumulators are hoisted into loop-carried vectors), drops those
+    products one by one.
+
+    Each `vector.contract` of kind add in the targets whose left-hand
+    side is a `vector.transfer_read` (at index 0, all in bounds, minor
+    identity) of unit-stride slices of a `tensor.pad` with a zero padding
+    value is looked at along each dimension of the left-hand side that is
+    a parallel dimension of the accumulator and not of the right-hand side
+    (a row of the register tile). Where that dimension's offset in the
+    padded tensor depends on the induction variable of an enclosing
+    `scf.for` with constant bounds and at most 16 iterations (the kernel
+    column loop), and some iteration reads padding there, that loop is
+    unrolled. Then, where the offset is a constant, the contraction is
+    narrowed to the rows that read inside the padded tensor's source: the
+    accumulator's other rows pass through unchanged (vector
+    `extract_strided_slice` and `insert_strided_slice`, free once lowered
+    to registers). A contraction whose rows are all padding is removed.
+
+    Anything else is left as it is.
+  }];
+  let cppNamespace = "::mlir::tcl";
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+}
+
 #endif // TCL_TRANSFORMS_TRANSFORMOPS_TD
