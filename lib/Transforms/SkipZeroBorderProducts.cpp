@@ -18,10 +18,10 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -188,6 +188,9 @@ static std::pair<int64_t, int64_t> getRowsInside(const PaddedRows &rows,
 /// makes the offset a constant in each copy; null if there is none.
 static scf::ForOp findLoopToUnroll(const PaddedRows &rows) {
   constexpr int64_t kMaxTrips = 16;
+  // Constant already (a loop the schedule unrolled): narrowed as it is.
+  if (evaluateOffset(rows, Value(), 0))
+    return {};
   for (auto loop = rows.contract->getParentOfType<scf::ForOp>(); loop;
        loop = loop->getParentOfType<scf::ForOp>()) {
     std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()),
@@ -210,6 +213,29 @@ static scf::ForOp findLoopToUnroll(const PaddedRows &rows) {
       return somePadded ? loop : scf::ForOp();
   }
   return {};
+}
+
+/// Replaces `loop` (constant bounds, findLoopToUnroll) by its iterations,
+/// one after another, each with its induction variable a constant. (Through
+/// `rewriter`, so that the transform state forgets the loop.)
+static void unrollFully(RewriterBase &rewriter, scf::ForOp loop) {
+  int64_t lower = *getConstantIntValue(loop.getLowerBound()),
+          upper = *getConstantIntValue(loop.getUpperBound()),
+          step = *getConstantIntValue(loop.getStep());
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> carried(loop.getInitArgs());
+  for (int64_t iv = lower; iv < upper; iv += step) {
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(),
+                rewriter.create<arith::ConstantIndexOp>(loop.getLoc(), iv));
+    mapping.map(loop.getRegionIterArgs(), carried);
+    for (Operation &op : loop.getBody()->without_terminator())
+      rewriter.clone(op, mapping);
+    carried = llvm::map_to_vector(
+        loop.getBody()->getTerminator()->getOperands(),
+        [&](Value value) { return mapping.lookupOrDefault(value); });
+  }
+  rewriter.replaceOp(loop, carried);
 }
 
 /// Replaces `rows`'s contraction by one over the rows [first, end) of its
@@ -257,14 +283,19 @@ SkipZeroBorderProductsOp::apply(transform::TransformRewriter &rewriter,
     for (const PaddedRows &rows : findPaddedRows(scope))
       if (scf::ForOp loop = findLoopToUnroll(rows))
         unroll.insert(loop);
-    for (Operation *op : unroll) {
-      auto loop = cast<scf::ForOp>(op);
-      int64_t trips = *constantTripCount(loop.getLowerBound(),
-                                         loop.getUpperBound(), loop.getStep());
-      // (Which also folds the loop of one iteration that is left.)
-      if (trips > 1)
-        (void)loopUnrollByFactor(loop, trips);
-    }
+    // Inner loops first: unrolling an outer one clones (and erases) those
+    // inside it.
+    SmallVector<Operation *> loops = unroll.takeVector();
+    auto depth = [](Operation *op) {
+      unsigned ancestors = 0;
+      while ((op = op->getParentOp()))
+        ++ancestors;
+      return ancestors;
+    };
+    llvm::stable_sort(
+        loops, [&](Operation *a, Operation *b) { return depth(a) > depth(b); });
+    for (Operation *loop : loops)
+      unrollFully(rewriter, cast<scf::ForOp>(loop));
     // The same contraction may read padding along several dimensions;
     // each is narrowed once, along the first.
     llvm::SmallPtrSet<Operation *, 16> narrowed;

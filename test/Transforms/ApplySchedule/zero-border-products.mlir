@@ -58,3 +58,29 @@ tcl.sched.schedule task "ones" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-avx
   tcl.sched.vectorize
   tcl.sched.hoist_accumulators
 }
+
+// A kernel-column loop the schedule unrolled already leaves each column's
+// contraction at a constant offset: narrowed as they are.
+// CHECK-LABEL: func.func @unrolled
+//       CHECK:   vector.contract {{.*}} vector<1x6x1xf32>, vector<1x32xf32> into vector<1x6x32xf32>
+//       CHECK:   vector.contract {{.*}} vector<1x7x1xf32>, vector<1x32xf32> into vector<1x7x32xf32>
+//       CHECK:   vector.contract {{.*}} vector<1x6x1xf32>, vector<1x32xf32> into vector<1x6x32xf32>
+//   CHECK-NOT:   vector.contract
+//       CHECK:   return
+func.func @unrolled(%x: tensor<1x7x7x8xf32>, %w: tensor<3x3x8x32xf32>, %o: tensor<1x7x7x32xf32>) -> tensor<1x7x7x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x7x7x8xf32> to tensor<1x9x9x8xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {tcl.task = "unrolled", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x9x9x8xf32>, tensor<3x3x8x32xf32>) outs(%o : tensor<1x7x7x32xf32>) -> tensor<1x7x7x32xf32>
+  return %0 : tensor<1x7x7x32xf32>
+}
+tcl.sched.schedule task "unrolled" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-avx512"
+    loops [1 parallel, 7 parallel, 7 parallel, 32 parallel, 3 reduction, 3 reduction, 8 reduction] {
+  tcl.sched.tile [0, 1, 0, 0, 1, 1, 1]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+  tcl.sched.unroll level 0 dim 5 by 3
+}
