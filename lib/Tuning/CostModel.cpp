@@ -193,6 +193,12 @@ const LearnedLibrary &getLearnedLibrary() {
     // The build (and an installation) puts the library in lib/ beside bin/,
     // where the tools and the tests are.
     std::string path = getInstallPath("lib/libTclLearned.so");
+    if (path.empty()) {
+      opened.error = "the learned cost models (mamba, tlp, mlp) are in "
+                     "lib/libTclLearned.so beside the program's bin/, and "
+                     "the program's own path is unknown";
+      return opened;
+    }
     // Never closed: the models it makes live as long as their owners.
     void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     const char *symbol = "tclCreateLearnedCostModel";
