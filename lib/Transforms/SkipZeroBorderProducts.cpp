@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PaddedSlices.h"
 #include "tcl/Transforms/TransformOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -24,7 +25,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::tcl;
@@ -46,38 +46,6 @@ struct PaddedRows {
   SmallVector<OpFoldResult> offsets;
 };
 } // namespace
-
-/// The tensor.pad with a zero padding value that `value` is a chain of
-/// unit-stride slices of (rank-reducing ones too); `dim`, a dimension of
-/// `value`, becomes the padded tensor's dimension it runs along, and the
-/// slices' offsets along it are appended to `offsets`.
-static tensor::PadOp traceToZeroPadding(Value value, unsigned &dim,
-                                        SmallVector<OpFoldResult> &offsets) {
-  while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>()) {
-    if (!slice.hasUnitStride())
-      return {};
-    // The dim-th of the source's dimensions that the slice keeps.
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
-    unsigned kept = 0, source = 0;
-    for (; source < dropped.size(); ++source)
-      if (!dropped[source] && kept++ == dim)
-        break;
-    if (source == dropped.size())
-      return {};
-    dim = source;
-    offsets.push_back(slice.getMixedOffsets()[dim]);
-    value = slice.getSource();
-  }
-  auto pad = value.getDefiningOp<tensor::PadOp>();
-  Value padding = pad ? pad.getConstantPaddingValue() : Value();
-  if (!padding ||
-      !(matchPattern(padding, m_AnyZeroFloat()) ||
-        matchPattern(padding, m_Zero())) ||
-      pad.getSourceType().isDynamicDim(dim) ||
-      ShapedType::isDynamic(pad.getStaticLow()[dim]))
-    return {};
-  return pad;
-}
 
 /// The rows of every add-contraction under `scope` that read a zero-padded
 /// tensor (see SkipZeroBorderProductsOp).
@@ -108,8 +76,10 @@ static SmallVector<PaddedRows> findPaddedRows(Operation *scope) {
       std::optional<unsigned> accDim = maps[2].getResultPosition(iterator);
       unsigned dim = lhsDim;
       SmallVector<OpFoldResult> offsets;
-      tensor::PadOp pad = traceToZeroPadding(read.getSource(), dim, offsets);
-      if (!accDim || !pad)
+      tensor::PadOp pad = getPaddedSource(read.getSource(), dim, offsets);
+      if (!accDim || !pad || !isZeroConstant(pad.getConstantPaddingValue()) ||
+          pad.getSourceType().isDynamicDim(dim) ||
+          ShapedType::isDynamic(pad.getStaticLow()[dim]))
         continue;
       found.push_back({contract, lhsDim, *accDim, rows, pad.getStaticLow()[dim],
                        pad.getSourceType().getDimSize(dim), offsets});
@@ -292,8 +262,8 @@ SkipZeroBorderProductsOp::apply(transform::TransformRewriter &rewriter,
         ++ancestors;
       return ancestors;
     };
-    llvm::stable_sort(
-        loops, [&](Operation *a, Operation *b) { return depth(a) > depth(b); });
+    llvm::sort(loops,
+               [&](Operation *a, Operation *b) { return depth(a) > depth(b); });
     for (Operation *loop : loops)
       unrollFully(rewriter, cast<scf::ForOp>(loop));
     // The same contraction may read padding along several dimensions;

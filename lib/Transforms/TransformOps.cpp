@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Transforms/TransformOps.h"
+#include "PaddedSlices.h"
 #include "VectorPieces.h"
 #include "tcl/Support/GroupedConv.h"
 
@@ -207,29 +208,20 @@ static bool isNeutralPadding(linalg::LinalgOp op, Value padding) {
     return matchPattern(padding, m_Constant(&value)) &&
            value.getValue().isInfinity() && value.getValue().isNegative();
   }
-  return matchPattern(padding, m_AnyZeroFloat()) ||
-         matchPattern(padding, m_Zero());
+  return isZeroConstant(padding);
 }
 
 /// The tensor padded with `op`'s neutral value (isNeutralPadding) that
-/// `value` is a unit-stride, rank-preserving slice of (through any number
-/// of such slices), with the slices' offsets along `dim`; null if there is
-/// none.
+/// `value` is a chain of unit-stride slices of (getPaddedSource), with the
+/// slices' offsets along `dim`; null if there is none.
 static tensor::PadOp getNeutralPadding(linalg::LinalgOp op, Value value,
                                        unsigned dim,
                                        SmallVector<OpFoldResult> &offsets) {
-  while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>()) {
-    if (!slice.hasUnitStride() ||
-        slice.getSourceType().getRank() != slice.getResultType().getRank())
-      return {};
-    offsets.push_back(slice.getMixedOffsets()[dim]);
-    value = slice.getSource();
-  }
-  auto pad = value.getDefiningOp<tensor::PadOp>();
-  if (!pad)
-    return {};
-  Value padding = pad.getConstantPaddingValue();
-  if (!padding || !isNeutralPadding(op, padding))
+  // Along the same dimension: the callers index the pad by `dim`.
+  unsigned padDim = dim;
+  tensor::PadOp pad = getPaddedSource(value, padDim, offsets);
+  if (!pad || padDim != dim ||
+      !isNeutralPadding(op, pad.getConstantPaddingValue()))
     return {};
   return pad;
 }

@@ -181,8 +181,7 @@ namespace {
 /// libTclLearned.so's factory (tclCreateLearnedCostModel in
 /// LearnedCostModel.cpp), or why the library could not be opened.
 struct LearnedLibrary {
-  using Create = CostModel *(*)(const char *name, uint64_t seed,
-                                const LearnedModelOptions *options);
+  using Create = decltype(&tclCreateLearnedCostModel);
   Create create = nullptr;
   std::string error;
 };

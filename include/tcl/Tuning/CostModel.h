@@ -206,4 +206,13 @@ FailureOr<std::vector<float>> featurize(ScheduleOp schedule,
 
 } // namespace mlir::tcl
 
+/// What libTclLearned.so exports for the search, which opens it only when
+/// asked for a learned model (createLearnedCostModel, CostModel.cpp): a
+/// model of the kind `name` names ("mamba", "tlp", "mlp"), null for another
+/// name. The caller owns it and deletes it through CostModel's virtual
+/// destructor.
+extern "C" mlir::tcl::CostModel *
+tclCreateLearnedCostModel(const char *name, uint64_t seed,
+                          const mlir::tcl::LearnedModelOptions *options);
+
 #endif // TCL_TUNING_COSTMODEL_H

@@ -393,10 +393,6 @@ private:
 
 } // namespace
 
-/// What the search calls when it has opened this library
-/// (createLearnedCostModel in CostModel.cpp): a model of the kind `name`
-/// names, null for another name. The caller owns it and deletes it through
-/// CostModel's virtual destructor.
 extern "C" __attribute__((visibility("default"))) CostModel *
 tclCreateLearnedCostModel(const char *name, uint64_t seed,
                           const LearnedModelOptions *options) {
