@@ -6,8 +6,9 @@
 # (tcl-compile --target=nvptx-sm90 --emit=so, default GPU schedules) with
 # tcl's CUDA runtime beside it, its exported input and PyTorch's output as
 # raw bytes (input_0.bin, output_0.bin); a 2048^3 GEMM (its data made
-# there); and bench/gpu/run-model.c compiled, which
-# runs them through the C API. The kit must stay under the device tool's
+# there) under its default schedule and under the candidate schedules
+# beside it; and bench/gpu/run-model.c compiled, which runs them through
+# the C API (kernels timed with CUDA events too). The kit must stay under the device tool's
 # 64 MiB with the working tree: ResNet-18 (47 MB of weights) does not fit
 # beside the others.
 # Usage: bash scripts/gpu-kit.sh [build dir] [kit dir] [model ...]
@@ -71,4 +72,37 @@ MLIR
   --target=nvptx-sm90 -o "$gemm/model.so"
 rm -f "$gemm/model.h"
 cp "$build_dir/lib/libtcl_cuda_runtime.so" "$gemm/"
+
+# The same GEMM under other schedules (gemm_2048_<name>, their data copied
+# there from gemm_2048's): the candidates for the default matmul schedule,
+# measured side by side in one run.
+gemm_schedule() {
+  local name=$1 dir=$gemm"_"$1
+  shift
+  mkdir -p "$dir"
+  {
+    sed -n '/^func.func/,/^}/p' "$gemm/gemm.mlir" |
+      sed 's/linalg.matmul ins/linalg.matmul {tcl.task = "mm"} ins/'
+    echo 'tcl.sched.schedule task "mm" anchor "linalg.matmul" target "nvptx-sm90"'
+    echo '    loops [2048 parallel, 2048 parallel, 2048 reduction] {'
+    printf '  tcl.sched.%s\n' "$@"
+    echo '}'
+  } >"$dir/gemm.mlir"
+  "$build_dir/bin/tcl-compile" "$dir/gemm.mlir" --entry=gemm \
+    --target=nvptx-sm90 -o "$dir/model.so"
+  rm -f "$dir/model.h"
+  cp "$build_dir/lib/libtcl_cuda_runtime.so" "$dir/"
+}
+blocks="parallelize blocks" threads="parallelize threads"
+registers=(vectorize hoist_accumulators)
+gemm_schedule scalar_4x4 "tile [16, 256, 0]" "$blocks" "tile [4, 4, 0]" \
+  "$threads"
+for k in 1 2 4; do
+  gemm_schedule "128x128_8x8_k$k" "tile [128, 128, 0]" "$blocks" \
+    "tile [8, 8, 0]" "$threads" "tile [0, 0, $k]" "${registers[@]}"
+done
+gemm_schedule 64x64_4x4_k4 "tile [64, 64, 0]" "$blocks" "tile [4, 4, 0]" \
+  "$threads" "tile [0, 0, 4]" "${registers[@]}"
+gemm_schedule 128x64_8x4_k4 "tile [128, 64, 0]" "$blocks" "tile [8, 4, 0]" \
+  "$threads" "tile [0, 0, 4]" "${registers[@]}"
 echo "kit: $(du -sh "$kit" | cut -f1) in $kit"

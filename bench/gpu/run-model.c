@@ -13,6 +13,10 @@
  *
  * prints "<dir> <target>: max relative error E: ok|WRONG; median T ms, min
  * M ms over N runs" and exits 0 only when the run succeeded and matched.
+ * Those times include the copies between host and device. For a GPU
+ * library it then runs the model N times more with tcl's CUDA runtime
+ * timing each kernel with CUDA events, and prints the kernels' median time
+ * a run (the sum of the run's kernels) and its minimum.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -149,6 +153,33 @@ int main(int argc, char **argv) {
     if (r > 0) /* the first run loads the kernels */
       times[r - 1] = now_ms() - start;
   }
+  /* The kernels alone, timed by the CUDA runtime beside a GPU library. */
+  double *kernel_times = 0;
+  snprintf(path, sizeof(path), "%s/libtcl_cuda_runtime.so", dir);
+  void *runtime = strstr(tcl_model_target(), "nvptx")
+                      ? dlopen(path, RTLD_NOW | RTLD_LOCAL)
+                      : 0;
+  if (runtime) {
+    void (*time_kernels)(int) =
+        (void (*)(int))dlsym(runtime, "tclCudaTimeKernels");
+    double (*take_kernel_ms)(void) =
+        (double (*)(void))dlsym(runtime, "tclCudaTakeKernelMilliseconds");
+    if (time_kernels && take_kernel_ms) {
+      kernel_times = calloc(repeats, sizeof(double));
+      time_kernels(1);
+      take_kernel_ms();
+      for (int r = 0; r < repeats; ++r) {
+        if (tcl_model_run(model, inputs, outputs) != 0) {
+          fprintf(stderr, "%s: the timed run failed: %s\n", dir,
+                  tcl_model_error());
+          return 1;
+        }
+        kernel_times[r] = take_kernel_ms();
+      }
+      time_kernels(0);
+      qsort(kernel_times, repeats, sizeof(double), compare_doubles);
+    }
+  }
   double error = 0;
   int compared = 0;
   for (int i = 0; i < num_outputs; ++i) {
@@ -172,5 +203,8 @@ int main(int argc, char **argv) {
          dir, tcl_model_target(), error, compared,
          compared ? (ok ? "ok" : "WRONG") : "no expected outputs",
          times[repeats / 2], times[0], repeats);
+  if (kernel_times)
+    printf("%s kernels: median %.4f ms, min %.4f ms a run over %d runs\n", dir,
+           kernel_times[repeats / 2], kernel_times[0], repeats);
   return ok || compared == 0 ? 0 : 1;
 }

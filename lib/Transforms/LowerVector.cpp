@@ -6,6 +6,8 @@
 
 #include "tcl/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -67,8 +69,55 @@ struct ReduceSingleRowAtOnce
   }
 };
 
+/// A math op on n-D vectors (n > 1) as one op a 1-D row: NVVM's conversion
+/// lowers math ops to libdevice calls lane by lane on 1-D vectors only
+/// (a fused epilogue's erf or exp on a register tile would stay
+/// unconverted).
+struct UnrollMathToRows : public RewritePattern {
+  explicit UnrollMathToRows(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<math::MathDialect>(op->getDialect()) || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0)
+      return failure();
+    auto type = dyn_cast<VectorType>(op->getResult(0).getType());
+    if (!type || type.getRank() < 2 || type.isScalable() ||
+        llvm::any_of(op->getOperandTypes(),
+                     [&](Type operand) { return operand != type; }))
+      return failure();
+    auto rowType =
+        VectorType::get(type.getShape().back(), type.getElementType());
+    ArrayRef<int64_t> leading = type.getShape().drop_back();
+    Location loc = op->getLoc();
+    Value result = rewriter.create<arith::ConstantOp>(
+        loc, type, rewriter.getZeroAttr(type));
+    SmallVector<int64_t> position(leading.size(), 0);
+    for (int64_t row = 0, rows = ShapedType::getNumElements(leading);
+         row < rows; ++row) {
+      for (int64_t dim = leading.size() - 1, rest = row; dim >= 0; --dim) {
+        position[dim] = rest % leading[dim];
+        rest /= leading[dim];
+      }
+      SmallVector<Value> operands =
+          llvm::map_to_vector(op->getOperands(), [&](Value operand) -> Value {
+            return rewriter.create<vector::ExtractOp>(loc, operand, position);
+          });
+      OperationState state(loc, op->getName(), operands, {rowType},
+                           op->getAttrs());
+      Value computed = rewriter.create(state)->getResult(0);
+      result =
+          rewriter.create<vector::InsertOp>(loc, computed, result, position);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct LowerVectorPass
     : public mlir::tcl::impl::LowerVectorBase<LowerVectorPass> {
+  using LowerVectorBase::LowerVectorBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     // Contractions become outer products and those FMAs: the register-tile
@@ -83,6 +132,8 @@ struct LowerVectorPass
 
     RewritePatternSet patterns(ctx);
     patterns.add<ReduceSingleRowAtOnce>(ctx, /*benefit=*/2);
+    if (unrollMath)
+      patterns.add<UnrollMathToRows>(ctx);
     vector::populateVectorToVectorCanonicalizationPatterns(patterns);
     vector::populateVectorContractLoweringPatterns(patterns, options);
     vector::populateVectorOuterProductLoweringPatterns(patterns);

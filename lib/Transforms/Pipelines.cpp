@@ -115,6 +115,16 @@ static void addBufferization(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
 }
 
+/// Vectors: contractions to FMAs, n-D transfers unrolled to 1-D loads.
+static void addVectorLowering(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createLowerVector());
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll();
+  transfers.enableLowerTensors();
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transfers));
+  pm.addNestedPass<func::FuncOp>(createLowerVector());
+}
+
 void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
                                          const LoweringOptions &options) {
   addScheduling(pm, options);
@@ -142,13 +152,7 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createForallToParallelLoopPass());
 
-  // Vectors: contractions to FMAs, n-D transfers unrolled to 1-D loads.
-  pm.addNestedPass<func::FuncOp>(createLowerVector());
-  VectorTransferToSCFOptions transfers;
-  transfers.enableFullUnroll();
-  transfers.enableLowerTensors();
-  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transfers));
-  pm.addNestedPass<func::FuncOp>(createLowerVector());
+  addVectorLowering(pm);
 
   // Parallel loops run on OpenMP threads (sequentially for one thread). The
   // conversion wraps loop bodies in memref.alloca_scope; canonicalization
@@ -206,6 +210,7 @@ void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createMapToGPU());
   pm.addPass(createGpuHostMemory());
   pm.addPass(createCanonicalizerPass());
+  addVectorLowering(pm);
 
   // Inside the kernels: leftover linalg ops become loops, views become
   // pointer arithmetic, loops become branches.
@@ -215,10 +220,20 @@ void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Canonicalization folds some 1-element vector inserts into n-D
+  // broadcasts, which NVVM's conversion does not take: lowered again, with
+  // a fused epilogue's math on n-D vectors as 1-D rows.
+  LowerVectorOptions rows;
+  rows.unrollMath = true;
+  pm.addNestedPass<func::FuncOp>(createLowerVector(rows));
 
   // Kernels into a gpu.module for the target, lowered to NVVM; the host's
   // launches to calls of the GPU runtime; the module to PTX (libdevice from
   // the toolkit is linked in for math functions).
+  // Constants (canonicalization hoists them out of launches to the
+  // function's entry) go back into the kernels: as kernel arguments, LLVM
+  // would know neither trip counts nor strides nor alignments.
+  pm.addPass(createGpuLauchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGPUModules());
   // The host's allocations, copies and launches in one chain of a stream
@@ -231,6 +246,7 @@ void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(attach));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createAlignKernelPointers());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

@@ -489,18 +489,19 @@ LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
   b.create<transform::VectorizeOp>(loc, anchor, ValueRange(),
                                    ArrayRef<int64_t>(), vectorizeExtract,
                                    ArrayRef<bool>());
-  // Fused epilogue tiles have the static shape of the first tile level's
-  // parallel dimensions when it divides the domain. They are vectorized a
-  // slab at a time (getVectorSlab): vectorized whole, a large tile unrolls
-  // into thousands of vector ops (and minutes of LLVM compile time); left to
-  // LLVM as scalar loops, the short innermost loop was unrolled and the next
-  // one vectorized with gathers and scatters.
+  // Fused epilogue tiles have the static shape of the first (a GPU's thread)
+  // tile level's parallel dimensions when it divides the domain, vectorized
+  // a slab at a time (getVectorSlab): vectorized whole, a large tile unrolls
+  // into thousands of vector ops (and minutes of LLVM compile time); as
+  // scalar loops, LLVM unrolled the innermost and gathered the next one.
   bool vectorizeFused = !fusedOps.empty();
   SmallVector<int64_t> fusedShape;
+  auto *gpuLevel = finalState.findParallelLevel(ParallelMapping::GpuThreads);
+  const TileLevel &fusedLevel = gpuLevel ? *gpuLevel : finalState.levels[0];
   if (vectorizeFused)
-    for (auto [dim, size] : llvm::enumerate(finalState.levels.front().sizes)) {
+    for (auto [dim, size] : llvm::enumerate(fusedLevel.sizes)) {
       int64_t extent = schedule.getExtents()[dim];
-      if (finalState.levels.front().kinds[dim] != LoopKind::Parallel)
+      if (fusedLevel.kinds[dim] != LoopKind::Parallel)
         continue;
       vectorizeFused &=
           !ShapedType::isDynamic(extent) && (size == 0 || extent % size == 0);

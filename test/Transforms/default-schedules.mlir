@@ -7,8 +7,11 @@
 // RUN: env TCL_HOST_ISA=x86-sse42 tcl-opt %s --tcl-default-schedules | FileCheck %s --check-prefix=SSE
 // RUN: not tcl-opt %s "--tcl-default-schedules=target=x86-avx1024" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // GPU targets get a block level and a thread level for every op class, the
-// innermost parallel loop onto threads x, register tiles of 4 x 4 for ops
-// that reuse their inputs, one output a thread for the others.
+// innermost parallel loop onto threads x, register tiles of 4 x 4 for
+// convolutions, one output a thread for the others. A matmul's register
+// tile is vectorized and kept in registers across k (step by step); its
+// tiles shrink from 8 x 8 outputs a thread and 16 x 16 threads until the
+// grid has 128 blocks (a 512^3 matmul: 4 x 4 and 16 x 8 threads).
 // RUN: tcl-opt %s "--tcl-default-schedules=target=nvptx-sm90" | FileCheck %s --check-prefix=GPU
 
 // CHECK: linalg.matmul {tcl.task = "default_0"}
@@ -48,10 +51,13 @@
 //  SSE-NEXT:   tcl.sched.tile [8, 8, 1]
 
 // GPU-LABEL: tcl.sched.schedule task "default_0" anchor "linalg.matmul" target "nvptx-sm90"
-//  GPU-NEXT:   tcl.sched.tile [16, 256, 0]
+//  GPU-NEXT:   tcl.sched.tile [32, 64, 0]
 //  GPU-NEXT:   tcl.sched.parallelize blocks
 //  GPU-NEXT:   tcl.sched.tile [4, 4, 0]
 //  GPU-NEXT:   tcl.sched.parallelize threads
+//  GPU-NEXT:   tcl.sched.tile [0, 0, 1]
+//  GPU-NEXT:   tcl.sched.vectorize
+//  GPU-NEXT:   tcl.sched.hoist_accumulators
 //  GPU-NEXT: }
 // GPU-LABEL: tcl.sched.schedule task "default_1" anchor "linalg.conv_2d_nhwc_hwcf"
 //  GPU-NEXT:   tcl.sched.tile [0, 1, 56, 64, 0, 0, 0]

@@ -58,8 +58,14 @@ def LowerVector : Pass<"tcl-lower-vector", "::mlir::func::FuncOp"> {
     Rewrites `vector.contract` into outer products and those into FMAs,
     `vector.multi_reduction` into elementwise ops and reductions, and
     transfers with permutation maps into plain transfers with broadcasts and
-    transposes. What remains converts to LLVM directly.
+    transposes. What remains converts to LLVM directly. With `unroll-math`,
+    math ops on n-D vectors become one op a 1-D row (for NVVM's
+    conversion, which takes 1-D vectors only).
   }];
+  let options = [
+    Option<"unrollMath", "unroll-math", "bool", /*default=*/"false",
+           "Unroll math ops on n-D vectors into 1-D rows">,
+  ];
   let dependentDialects = ["::mlir::vector::VectorDialect",
                            "::mlir::arith::ArithDialect"];
 }
@@ -317,6 +323,24 @@ def GpuHostMemory : Pass<"tcl-gpu-host-memory", "ModuleOp"> {
     buffer is an error that names it.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def AlignKernelPointers
+    : Pass<"tcl-align-kernel-pointers", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Tells LLVM that a kernel's buffers start 256-byte aligned";
+  let description = [{
+    Every buffer a tcl kernel receives is a device allocation (the host
+    code's gpu.alloc, cuMemAlloc underneath, which aligns to 256 bytes) or
+    a view of one, and a view keeps its allocation's pointers in the
+    memref descriptor (its displacement is the offset field). This pass
+    marks each pointer argument of the module's kernels (`nvvm.kernel`
+    LLVM functions) `llvm.align = 256`, so that LLVM's NVPTX back end,
+    whose load/store vectorizer needs a provable alignment, merges a
+    thread's neighbouring elements into 128-bit loads and stores
+    (`ld.global.v4.f32`): a quarter of the load instructions, and fewer
+    cache wavefronts when a warp's threads each read a short row.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def MergeGPUModules : Pass<"tcl-merge-gpu-modules", "ModuleOp"> {

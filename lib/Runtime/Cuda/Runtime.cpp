@@ -22,6 +22,7 @@
 
 #include "tcl/Runtime/Cuda/Driver.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -80,6 +81,37 @@ uint64_t hashBytes(const char *data, size_t size) {
   return hash;
 }
 
+/// Kernel timing (tclCudaTimeKernels): each launch between two events on
+/// its stream, waited for, its time added up.
+std::atomic<bool> timingKernels{false};
+std::mutex timingMutex;
+double kernelMilliseconds = 0;
+
+/// Launches through `launch` between two events and adds the time between
+/// them to kernelMilliseconds. Waits for the kernel: for measurement only.
+template <typename Launch>
+void launchTimed(Driver *loaded, CUstream stream, Launch launch) {
+  thread_local CUevent start = nullptr, stop = nullptr;
+  if (!start && (!check(loaded, loaded->cuEventCreate(&start, 0),
+                        "cannot create a CUDA event") ||
+                 !check(loaded, loaded->cuEventCreate(&stop, 0),
+                        "cannot create a CUDA event")))
+    return;
+  float milliseconds = 0;
+  if (check(loaded, loaded->cuEventRecord(start, stream),
+            "cannot record a CUDA event") &&
+      launch() &&
+      check(loaded, loaded->cuEventRecord(stop, stream),
+            "cannot record a CUDA event") &&
+      check(loaded, loaded->cuEventSynchronize(stop),
+            "a kernel failed (waiting for its end)") &&
+      check(loaded, loaded->cuEventElapsedTime(&milliseconds, start, stop),
+            "cannot read a kernel's time")) {
+    std::lock_guard<std::mutex> lock(timingMutex);
+    kernelMilliseconds += milliseconds;
+  }
+}
+
 using ModuleKey = std::tuple<const void *, size_t, uint64_t>;
 std::mutex moduleMutex;
 std::map<ModuleKey, CUmodule> modules;
@@ -132,6 +164,17 @@ const char *tclCudaDeviceError() {
   return Driver::get() ? "" : Driver::getLoadError().c_str();
 }
 
+void tclCudaTimeKernels(int enable) {
+  timingKernels.store(enable != 0, std::memory_order_relaxed);
+}
+
+double tclCudaTakeKernelMilliseconds() {
+  std::lock_guard<std::mutex> lock(timingMutex);
+  double taken = kernelMilliseconds;
+  kernelMilliseconds = 0;
+  return taken;
+}
+
 CUmodule mgpuModuleLoad(void *data, size_t size) {
   return loadModule(data, size);
 }
@@ -161,10 +204,17 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
   Driver *loaded = driver();
   if (!loaded || !function || failed())
     return;
-  check(loaded,
-        loaded->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
-                               blockZ, sharedBytes, stream, params, extra),
-        "cannot launch a kernel");
+  auto launch = [&] {
+    return check(loaded,
+                 loaded->cuLaunchKernel(function, gridX, gridY, gridZ, blockX,
+                                        blockY, blockZ, sharedBytes, stream,
+                                        params, extra),
+                 "cannot launch a kernel");
+  };
+  if (timingKernels.load(std::memory_order_relaxed))
+    launchTimed(loaded, stream, launch);
+  else
+    launch();
 }
 
 CUstream mgpuStreamCreate() {

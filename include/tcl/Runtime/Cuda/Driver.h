@@ -120,5 +120,12 @@ extern "C" const char *tclCudaTakeError();
 extern "C" const char *tclCudaPeekError();
 /// Why this machine cannot run GPU kernels ("" if it can).
 extern "C" const char *tclCudaDeviceError();
+/// Times every kernel launched from now on (non-zero) or no longer (0):
+/// each launch waits between two CUDA events for its kernel's end, so runs
+/// are slower; for measurement, never for production runs.
+extern "C" void tclCudaTimeKernels(int enable);
+/// The kernels' time, in milliseconds, since the last take (0 while timing
+/// is off), cleared.
+extern "C" double tclCudaTakeKernelMilliseconds();
 
 #endif // TCL_RUNTIME_CUDA_DRIVER_H

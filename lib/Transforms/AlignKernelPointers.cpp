@@ -1,0 +1,45 @@
+//===- AlignKernelPointers.cpp - Kernel buffers' alignment for LLVM -------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+namespace mlir::tcl {
+#define GEN_PASS_DEF_ALIGNKERNELPOINTERS
+#include "tcl/Transforms/Passes.h.inc"
+} // namespace mlir::tcl
+
+using namespace mlir;
+using namespace mlir::tcl;
+
+namespace {
+/// cuMemAlloc's alignment of every allocation.
+constexpr int64_t kDeviceAllocationAlignment = 256;
+
+struct AlignKernelPointers
+    : public tcl::impl::AlignKernelPointersBase<AlignKernelPointers> {
+  void runOnOperation() override {
+    Builder builder(&getContext());
+    auto alignment = builder.getI64IntegerAttr(kDeviceAllocationAlignment);
+    for (auto kernel : getOperation().getOps<LLVM::LLVMFuncOp>()) {
+      if (!kernel->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+        continue;
+      for (auto [index, type] :
+           llvm::enumerate(kernel.getFunctionType().getParams()))
+        if (isa<LLVM::LLVMPointerType>(type))
+          kernel.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
+                            alignment);
+    }
+  }
+};
+} // namespace

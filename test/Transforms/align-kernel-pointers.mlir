@@ -1,0 +1,17 @@
+// RUN: tcl-opt %s --pass-pipeline="builtin.module(gpu.module(tcl-align-kernel-pointers))" | FileCheck %s
+
+// A kernel's pointer arguments (the memref descriptors' allocated and
+// aligned pointers of device allocations) are marked 256-byte aligned, so
+// that LLVM can merge a thread's neighbouring loads into 128-bit ones; its
+// other arguments and functions that are not kernels stay as they are.
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: llvm.func @tile_kernel(%{{.*}}: !llvm.ptr {llvm.align = 256 : i64}, %{{.*}}: !llvm.ptr {llvm.align = 256 : i64}, %{{.*}}: i64)
+// CHECK: llvm.func @helper(%{{.*}}: !llvm.ptr)
+gpu.module @kernels {
+  llvm.func @tile_kernel(%allocated: !llvm.ptr, %aligned: !llvm.ptr, %offset: i64) attributes {nvvm.kernel} {
+    llvm.return
+  }
+  llvm.func @helper(%pointer: !llvm.ptr) {
+    llvm.return
+  }
+}
