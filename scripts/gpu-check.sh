@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The GPU check, run on a machine with an NVIDIA GPU over a kit from
 # scripts/gpu-kit.sh: the device, each model run by tcl's kernels on the GPU
-# and compared with PyTorch's output, and the GEMM against PyTorch's
-# (cuBLAS's) on the same GPU. Times include the copies of inputs, weights
-# and outputs between host and device at every run.
+# and compared with PyTorch's output, and the GEMM and the convolution
+# under each of their schedules against PyTorch's (cuBLAS's, cuDNN's) on
+# the same GPU. A model's first time includes the copies of inputs, weights
+# and outputs between host and device at every run; its second is its
+# kernels' alone (CUDA events).
 # Usage: bash scripts/gpu-check.sh [kit dir] [repeats]
 set -uo pipefail
 kit=${1:-gpu-kit}
@@ -29,6 +31,29 @@ for variant in "$gemm"_*/; do
   [ -f "$variant/model.so" ] && [ ! -f "$variant/output_0.bin" ] || continue
   cp "$gemm"/input_*.bin "$gemm"/output_0.bin "$variant"
 done
+# The convolution's data: random NHWC input (padded) and HWCF weights,
+# PyTorch's convolution in float64 on the CPU; the same for each schedule.
+conv=$kit/conv_56
+if [ -f "$conv/model.so" ] && [ ! -f "$conv/output_0.bin" ]; then
+  python3 - "$conv" <<'PY'
+import sys
+import numpy as np
+import torch
+rng = np.random.default_rng(0)
+x = rng.standard_normal((1, 58, 58, 128), dtype=np.float32)
+w = rng.standard_normal((3, 3, 128, 128), dtype=np.float32)
+x.tofile(sys.argv[1] + "/input_0.bin")
+w.tofile(sys.argv[1] + "/input_1.bin")
+y = torch.nn.functional.conv2d(
+    torch.from_numpy(x).double().permute(0, 3, 1, 2),
+    torch.from_numpy(w).double().permute(3, 2, 0, 1))
+y.permute(0, 2, 3, 1).float().numpy().tofile(sys.argv[1] + "/output_0.bin")
+PY
+fi
+for variant in "$conv"_*/; do
+  [ -f "$variant/model.so" ] && [ ! -f "$variant/output_0.bin" ] || continue
+  cp "$conv"/input_*.bin "$conv"/output_0.bin "$variant"
+done
 status=0
 for dir in "$kit"/*/; do
   [ -f "$dir/model.so" ] || continue
@@ -51,5 +76,24 @@ times.sort()
 ms = times[len(times) // 2]
 print(f"torch.mm 2048^3 fp32 on {torch.cuda.get_device_name()}: median {ms:.3f} ms "
       f"({2 * 2048**3 / ms / 1e9:.1f} TFLOP/s; TF32 {torch.backends.cuda.matmul.allow_tf32})")
+# PyTorch's convolution (cuDNN, FP32 without TF32) of the kit's shape.
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cudnn.benchmark = True
+for layout in (torch.contiguous_format, torch.channels_last):
+    x = torch.randn(1, 128, 58, 58, device="cuda").to(memory_format=layout)
+    w = torch.randn(128, 128, 3, 3, device="cuda").to(memory_format=layout)
+    for _ in range(3):
+        torch.nn.functional.conv2d(x, w)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(20):
+        start.record(); torch.nn.functional.conv2d(x, w); end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    ms = times[len(times) // 2]
+    flops = 2 * 56 * 56 * 128 * 128 * 9
+    print(f"conv2d 3x3 128->128 @56 fp32 ({layout}): median {ms:.4f} ms "
+          f"({flops / ms / 1e9:.2f} TFLOP/s; cuDNN {torch.backends.cudnn.version()})")
 PY
 exit $status

@@ -6,8 +6,8 @@
 # (tcl-compile --target=nvptx-sm90 --emit=so, default GPU schedules) with
 # tcl's CUDA runtime beside it, its exported input and PyTorch's output as
 # raw bytes (input_0.bin, output_0.bin); a 2048^3 GEMM (its data made
-# there) under its default schedule and under the candidate schedules
-# beside it; and bench/gpu/run-model.c compiled, which runs them through
+# there) and a 3x3 convolution (the same), each under its default
+# schedule and under candidate schedules beside it; and bench/gpu/run-model.c compiled, which runs them through
 # the C API (kernels timed with CUDA events too). The kit must stay under the device tool's
 # 64 MiB with the working tree: ResNet-18 (47 MB of weights) does not fit
 # beside the others.
@@ -105,4 +105,43 @@ gemm_schedule 64x64_4x4_k4 "tile [64, 64, 0]" "$blocks" "tile [4, 4, 0]" \
   "$threads" "tile [0, 0, 4]" "${registers[@]}"
 gemm_schedule 128x64_8x4_k4 "tile [128, 64, 0]" "$blocks" "tile [8, 4, 0]" \
   "$threads" "tile [0, 0, 4]" "${registers[@]}"
+# A convolution, ResNet's 3x3 128->128 at 56x56 (NHWC, its input padded
+# already; data made there with PyTorch's reference), under its default
+# schedule and candidates that keep a register tile of outputs across the
+# reduction (conv_56_<name>).
+conv=$kit/conv_56
+conv_kit() {
+  local dir=$1
+  shift
+  mkdir -p "$dir"
+  {
+    cat <<'MLIR'
+func.func @conv(%x: tensor<1x58x58x128xf32>, %w: tensor<3x3x128x128xf32>) -> tensor<1x56x56x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x56x56x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x56x56x128xf32>) -> tensor<1x56x56x128xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tcl.task = "conv"} ins(%x, %w : tensor<1x58x58x128xf32>, tensor<3x3x128x128xf32>) outs(%f : tensor<1x56x56x128xf32>) -> tensor<1x56x56x128xf32>
+  return %c : tensor<1x56x56x128xf32>
+}
+MLIR
+    if [ $# -gt 0 ]; then
+      echo 'tcl.sched.schedule task "conv" anchor "linalg.conv_2d_nhwc_hwcf" target "nvptx-sm90"'
+      echo '    loops [1 parallel, 56 parallel, 56 parallel, 128 parallel, 3 reduction, 3 reduction, 128 reduction] {'
+      printf '  tcl.sched.%s\n' "$@"
+      echo '}'
+    fi
+  } >"$dir/conv.mlir"
+  "$build_dir/bin/tcl-compile" "$dir/conv.mlir" --entry=conv \
+    --target=nvptx-sm90 -o "$dir/model.so"
+  rm -f "$dir/model.h"
+  cp "$build_dir/lib/libtcl_cuda_runtime.so" "$dir/"
+}
+conv_kit "$conv"
+window=(decompose vectorize hoist_accumulators)
+for tile in "4, 8" "8, 8" "4, 16"; do
+  name=${tile/, /x}
+  conv_kit "${conv}_$name" "tile [0, 1, 56, 64, 0, 0, 0]" "$blocks" \
+    "tile [0, 1, $tile, 0, 0, 0]" "$threads" "tile [0, 0, 0, 0, 1, 1, 1]" \
+    "${window[@]}"
+done
 echo "kit: $(du -sh "$kit" | cut -f1) in $kit"
