@@ -55,66 +55,69 @@ for model in "${models[@]}"; do
   echo "$model: $(du -sh "$kit/$model" | cut -f1)"
 done
 
-# A GEMM, 2048 x 2048 x 2048 (its data, 48 MB, is made there by
-# gpu-check.sh with NumPy; cuBLAS runs it there too, through PyTorch).
-gemm=$kit/gemm_2048
-mkdir -p "$gemm"
-cat > "$gemm/gemm.mlir" <<'MLIR'
-func.func @gemm(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<2048x2048xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
-  %c = linalg.matmul ins(%a, %b : tensor<2048x2048xf32>, tensor<2048x2048xf32>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
-  return %c : tensor<2048x2048xf32>
-}
-MLIR
-"$build_dir/bin/tcl-compile" "$gemm/gemm.mlir" --entry=gemm \
-  --target=nvptx-sm90 -o "$gemm/model.so"
-rm -f "$gemm/model.h"
-cp "$build_dir/lib/libtcl_cuda_runtime.so" "$gemm/"
-
-# The same GEMM under other schedules (gemm_2048_<name>, their data copied
-# there from gemm_2048's): the candidates for the default matmul schedule,
-# measured side by side in one run.
-gemm_schedule() {
-  local name=$1 dir=$gemm"_"$1
-  shift
+# One kernel of FUNCTION (an MLIR function on tensors, its op tagged as
+# task TASK) into DIR, under the default schedule or, with primitives
+# after LOOPS, under `tcl.sched.schedule task TASK anchor ANCHOR ... loops
+# LOOPS { tcl.sched.<primitive> ... }`.
+# Usage: kernel_kit DIR ENTRY FUNCTION TASK ANCHOR LOOPS [primitive ...]
+kernel_kit() {
+  local dir=$1 entry=$2 function=$3 task=$4 anchor=$5 loops=$6
+  shift 6
   mkdir -p "$dir"
   {
-    sed -n '/^func.func/,/^}/p' "$gemm/gemm.mlir" |
-      sed 's/linalg.matmul ins/linalg.matmul {tcl.task = "mm"} ins/'
-    echo 'tcl.sched.schedule task "mm" anchor "linalg.matmul" target "nvptx-sm90"'
-    echo '    loops [2048 parallel, 2048 parallel, 2048 reduction] {'
-    printf '  tcl.sched.%s\n' "$@"
-    echo '}'
-  } >"$dir/gemm.mlir"
-  "$build_dir/bin/tcl-compile" "$dir/gemm.mlir" --entry=gemm \
+    echo "$function"
+    if [ $# -gt 0 ]; then
+      echo "tcl.sched.schedule task \"$task\" anchor \"$anchor\" target \"nvptx-sm90\""
+      echo "    loops [$loops] {"
+      printf '  tcl.sched.%s\n' "$@"
+      echo '}'
+    fi
+  } >"$dir/$entry.mlir"
+  "$build_dir/bin/tcl-compile" "$dir/$entry.mlir" --entry="$entry" \
     --target=nvptx-sm90 -o "$dir/model.so"
   rm -f "$dir/model.h"
   cp "$build_dir/lib/libtcl_cuda_runtime.so" "$dir/"
 }
 blocks="parallelize blocks" threads="parallelize threads"
+
+# A GEMM, 2048 x 2048 x 2048 (its data, 48 MB, is made there by
+# gpu-check.sh with NumPy; cuBLAS runs it there too, through PyTorch),
+# under its default schedule (gemm_2048) and the candidates for it
+# (gemm_2048_<name>, their data copied there from gemm_2048's), measured
+# side by side in one run.
+gemm_kit() {
+  kernel_kit "$kit/gemm_2048$1" gemm "$(
+    cat <<'MLIR'
+func.func @gemm(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %c = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<2048x2048xf32>, tensor<2048x2048xf32>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %c : tensor<2048x2048xf32>
+}
+MLIR
+  )" mm linalg.matmul \
+    "2048 parallel, 2048 parallel, 2048 reduction" "${@:2}"
+}
 registers=(vectorize hoist_accumulators)
-gemm_schedule scalar_4x4 "tile [16, 256, 0]" "$blocks" "tile [4, 4, 0]" \
+gemm_kit ""
+gemm_kit _scalar_4x4 "tile [16, 256, 0]" "$blocks" "tile [4, 4, 0]" \
   "$threads"
 for k in 1 2 4; do
-  gemm_schedule "128x128_8x8_k$k" "tile [128, 128, 0]" "$blocks" \
+  gemm_kit "_128x128_8x8_k$k" "tile [128, 128, 0]" "$blocks" \
     "tile [8, 8, 0]" "$threads" "tile [0, 0, $k]" "${registers[@]}"
 done
-gemm_schedule 64x64_4x4_k4 "tile [64, 64, 0]" "$blocks" "tile [4, 4, 0]" \
+gemm_kit _64x64_4x4_k4 "tile [64, 64, 0]" "$blocks" "tile [4, 4, 0]" \
   "$threads" "tile [0, 0, 4]" "${registers[@]}"
-gemm_schedule 128x64_8x4_k4 "tile [128, 64, 0]" "$blocks" "tile [8, 4, 0]" \
+gemm_kit _128x64_8x4_k4 "tile [128, 64, 0]" "$blocks" "tile [8, 4, 0]" \
   "$threads" "tile [0, 0, 4]" "${registers[@]}"
+
 # A convolution, ResNet's 3x3 128->128 at 56x56 (NHWC, its input padded
 # already; data made there with PyTorch's reference), under its default
 # schedule and candidates that keep a register tile of outputs across the
 # reduction (conv_56_<name>).
-conv=$kit/conv_56
 conv_kit() {
-  local dir=$1
-  shift
-  mkdir -p "$dir"
-  {
+  kernel_kit "$kit/conv_56$1" conv "$(
     cat <<'MLIR'
 func.func @conv(%x: tensor<1x58x58x128xf32>, %w: tensor<3x3x128x128xf32>) -> tensor<1x56x56x128xf32> {
   %zero = arith.constant 0.0 : f32
@@ -124,23 +127,13 @@ func.func @conv(%x: tensor<1x58x58x128xf32>, %w: tensor<3x3x128x128xf32>) -> ten
   return %c : tensor<1x56x56x128xf32>
 }
 MLIR
-    if [ $# -gt 0 ]; then
-      echo 'tcl.sched.schedule task "conv" anchor "linalg.conv_2d_nhwc_hwcf" target "nvptx-sm90"'
-      echo '    loops [1 parallel, 56 parallel, 56 parallel, 128 parallel, 3 reduction, 3 reduction, 128 reduction] {'
-      printf '  tcl.sched.%s\n' "$@"
-      echo '}'
-    fi
-  } >"$dir/conv.mlir"
-  "$build_dir/bin/tcl-compile" "$dir/conv.mlir" --entry=conv \
-    --target=nvptx-sm90 -o "$dir/model.so"
-  rm -f "$dir/model.h"
-  cp "$build_dir/lib/libtcl_cuda_runtime.so" "$dir/"
+  )" conv linalg.conv_2d_nhwc_hwcf "1 parallel, 56 parallel, 56 parallel, \
+128 parallel, 3 reduction, 3 reduction, 128 reduction" "${@:2}"
 }
-conv_kit "$conv"
+conv_kit ""
 window=(decompose vectorize hoist_accumulators)
 for tile in "4, 8" "8, 8" "4, 16"; do
-  name=${tile/, /x}
-  conv_kit "${conv}_$name" "tile [0, 1, 56, 64, 0, 0, 0]" "$blocks" \
+  conv_kit "_${tile/, /x}" "tile [0, 1, 56, 64, 0, 0, 0]" "$blocks" \
     "tile [0, 1, $tile, 0, 0, 0]" "$threads" "tile [0, 0, 0, 0, 1, 1, 1]" \
     "${window[@]}"
 done

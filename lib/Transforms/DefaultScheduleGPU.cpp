@@ -66,31 +66,42 @@ bool isMatmul(AnchorClass anchorClass) {
          anchorClass == AnchorClass::BatchMatmul;
 }
 
-/// A matmul's register tile and threads along its two innermost parallel
-/// dimensions (`dims`, x first): the largest tile and block, from 8 x 8
-/// outputs a thread and 256 threads (at most 16 along x; y takes the rest
-/// when x is narrow) down to 64 threads, whose grid has at least kMinBlocks
-/// blocks (counting the batch, one block an index); the smallest if none.
+/// Gives each of `dims` (the thread dimensions, x first) a register tile,
+/// the largest divisor of its extent up to `perThread`, and threads: up to
+/// `limitX` along x, what is left of `budget` along y. Returns the blocks
+/// the grid has along them.
+int64_t assignThreadTiles(ScheduleWriter &w, ArrayRef<unsigned> dims,
+                          int64_t perThread, int64_t limitX, int64_t budget,
+                          SmallVector<int64_t> &registerTile,
+                          SmallVector<int64_t> &threads) {
+  int64_t blocks = 1;
+  for (auto [index, dim] : llvm::enumerate(dims)) {
+    int64_t extent = w.extent(dim);
+    registerTile[dim] = largestDivisor(extent, perThread);
+    int64_t rest =
+        ShapedType::isDynamic(extent) ? 1 : extent / registerTile[dim];
+    threads[dim] = largestDivisor(
+        rest, index == 0 ? limitX : budget / threads[dims.front()]);
+    if (!ShapedType::isDynamic(extent))
+      blocks *= extent / (registerTile[dim] * threads[dim]);
+  }
+  return blocks;
+}
+
+/// A matmul's register tile and threads: the largest tile and block, from
+/// 8 x 8 outputs a thread and 256 threads (at most 16 along x; y takes the
+/// rest when x is narrow) down to 64 threads, whose grid has at least
+/// kMinBlocks blocks (counting the batch, one block an index); the smallest
+/// if none.
 void pickMatmulTiles(ScheduleWriter &w, ArrayRef<unsigned> dims,
                      int64_t batchBlocks, SmallVector<int64_t> &registerTile,
                      SmallVector<int64_t> &threads) {
-  for (int64_t tile = kMatmulRegisterTile; tile >= 1; tile /= 2) {
-    for (int64_t budget = kThreadsPerBlock; budget >= 64; budget /= 2) {
-      int64_t blocks = batchBlocks;
-      for (auto [index, dim] : llvm::enumerate(dims)) {
-        int64_t extent = w.extent(dim);
-        registerTile[dim] = largestDivisor(extent, tile);
-        int64_t rest =
-            ShapedType::isDynamic(extent) ? 1 : extent / registerTile[dim];
-        threads[dim] = largestDivisor(
-            rest, index == 0 ? kMatmulThreads : budget / threads[dims[0]]);
-        if (!ShapedType::isDynamic(extent))
-          blocks *= extent / (registerTile[dim] * threads[dim]);
-      }
-      if (blocks >= kMinBlocks)
+  for (int64_t tile = kMatmulRegisterTile; tile >= 1; tile /= 2)
+    for (int64_t budget = kThreadsPerBlock; budget >= 64; budget /= 2)
+      if (batchBlocks * assignThreadTiles(w, dims, tile, kMatmulThreads, budget,
+                                          registerTile, threads) >=
+          kMinBlocks)
         return;
-    }
-  }
 }
 } // namespace
 
@@ -123,16 +134,9 @@ void mlir::tcl::writeGpuDefaultSchedule(ScheduleWriter &w,
                     ShapedType::isDynamic(batchExtent) ? 1 : batchExtent,
                     registerTile, threads);
   } else {
-    int64_t perThread = anchorClass == AnchorClass::Conv2D ? kReuseTile : 1;
-    int64_t budget = kThreadsPerBlock;
-    for (auto [index, dim] : llvm::enumerate(threadDims)) {
-      int64_t extent = w.extent(dim);
-      registerTile[dim] = largestDivisor(extent, perThread);
-      int64_t rest =
-          ShapedType::isDynamic(extent) ? 1 : extent / registerTile[dim];
-      threads[dim] = largestDivisor(rest, index == 0 ? kThreadsX : budget);
-      budget /= threads[dim];
-    }
+    assignThreadTiles(w, threadDims,
+                      anchorClass == AnchorClass::Conv2D ? kReuseTile : 1,
+                      kThreadsX, kThreadsPerBlock, registerTile, threads);
   }
   // The block level: the thread dimensions' block tiles, one index of the
   // next outer parallel loop. Sizes equal to an extent are kept (a loop of

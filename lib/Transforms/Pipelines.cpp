@@ -231,9 +231,8 @@ void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
   // launches to calls of the GPU runtime; the module to PTX (libdevice from
   // the toolkit is linked in for math functions).
   // Constants (canonicalization hoists them out of launches to the
-  // function's entry) go back into the kernels: as kernel arguments, LLVM
-  // would know neither trip counts nor strides nor alignments.
-  pm.addPass(createGpuLauchSinkIndexComputationsPass());
+  // function's entry) go back into the vectorized kernels.
+  pm.addNestedPass<func::FuncOp>(createSinkKernelConstants());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGPUModules());
   // The host's allocations, copies and launches in one chain of a stream

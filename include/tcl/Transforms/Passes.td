@@ -325,6 +325,24 @@ def GpuHostMemory : Pass<"tcl-gpu-host-memory", "ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def SinkKernelConstants
+    : Pass<"tcl-sink-kernel-constants", "::mlir::func::FuncOp"> {
+  let summary = "Moves the constants a vectorized kernel uses into it";
+  let description = [{
+    Canonicalization hoists constants out of gpu.launch bodies to the
+    function's entry, and outlining then passes them as kernel arguments,
+    of which LLVM knows nothing. For a kernel with vector code (a register
+    tile kept across its reduction), this pass moves the constants it uses
+    (and memref.dim of values outside) back into the launch: with its
+    strides and offsets known, LLVM proves its row loads 16-byte aligned
+    (see tcl-align-kernel-pointers) and merges them into 128-bit loads.
+    Scalar kernels keep their constants as arguments: knowing their trip
+    counts, LLVM fully unrolls their reduction loops and ptxas spilled up to
+    4 KB a thread (a TCN's dilated convolutions).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def AlignKernelPointers
     : Pass<"tcl-align-kernel-pointers", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Tells LLVM that a kernel's buffers start 256-byte aligned";
