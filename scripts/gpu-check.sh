@@ -96,4 +96,12 @@ for layout in (torch.contiguous_format, torch.channels_last):
     print(f"conv2d 3x3 128->128 @56 fp32 ({layout}): median {ms:.4f} ms "
           f"({flops / ms / 1e9:.2f} TFLOP/s; cuDNN {torch.backends.cudnn.version()})")
 PY
+# Where the default GEMM kernel's time goes (Nsight Compute, where it reads
+# the counters): throughput of the SMs, caches and memory, occupancy.
+if command -v ncu >/dev/null && [ -f "$gemm/model.so" ]; then
+  timeout 300 ncu --clock-control none --launch-count 1 \
+    --section SpeedOfLight --section Occupancy \
+    --section MemoryWorkloadAnalysis --section LaunchStats \
+    "$kit/run-model" "$gemm" 1 2>&1 | grep -vE "^==PROF==" || true
+fi
 exit $status

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <vector>
 
 using namespace mlir::tcl;
 
@@ -91,6 +92,29 @@ TEST(MachineTest, ProbesTheGpuOrSaysWhyNot) {
   EXPECT_TRUE(features->isProbed());
   EXPECT_EQ(features->machine, "sm_90");
   EXPECT_EQ(features->cpuModel, device.name);
+}
+
+namespace {
+// A compiled model's weights are constants like this one (.rodata).
+const float kReadOnlyWeights[64] = {1.0f, 2.0f, 3.0f};
+float mutableGlobal[64];
+} // namespace
+
+/// The CUDA runtime keeps a device copy of host bytes that can never change:
+/// those in a read-only segment of a loaded image, such as a compiled
+/// model's weights; never of writable globals, the heap or the stack, nor of
+/// a range that runs past the segment.
+TEST(MachineTest, TellsReadOnlyImageDataFromWritableMemory) {
+  EXPECT_TRUE(
+      cuda::isReadOnlyImageData(kReadOnlyWeights, sizeof(kReadOnlyWeights)));
+  EXPECT_TRUE(cuda::isReadOnlyImageData(&kReadOnlyWeights[8], 16));
+  EXPECT_FALSE(cuda::isReadOnlyImageData(mutableGlobal, sizeof(mutableGlobal)));
+  std::vector<float> heap(64);
+  EXPECT_FALSE(cuda::isReadOnlyImageData(heap.data(), 64 * sizeof(float)));
+  float stack[4] = {};
+  EXPECT_FALSE(cuda::isReadOnlyImageData(stack, sizeof(stack)));
+  EXPECT_FALSE(cuda::isReadOnlyImageData(kReadOnlyWeights, 0));
+  EXPECT_FALSE(cuda::isReadOnlyImageData(kReadOnlyWeights, size_t(1) << 40));
 }
 
 /// The tools' default platform is the most capable one this host runs; one

@@ -16,15 +16,21 @@
 //    library loaded later at the same address is not mistaken for it) and
 //    unloading is deferred to the end of the process;
 //  - errors do not abort: the first one is kept (tclCudaTakeError) and
-//    later calls do nothing, so that a model's run can report it.
+//    later calls do nothing, so that a model's run can report it;
+//  - a model's weights are uploaded once: a copy from host bytes that lie
+//    in a read-only segment of a loaded image (a compiled model's
+//    constants) is served from a device copy made at its first use, a
+//    device-to-device copy instead of one over the host's bus at every run.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Runtime/Cuda/Driver.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <link.h>
 #include <map>
 #include <mutex>
 #include <string>
@@ -112,6 +118,60 @@ void launchTimed(Driver *loaded, CUstream stream, Launch launch) {
   }
 }
 
+/// Device copies of read-only host bytes, by address and size; kept until
+/// the process ends or unloads a shared object (another library loaded at
+/// the same address could hold other constants there).
+std::mutex constantMutex;
+std::map<std::pair<const void *, size_t>, CUdeviceptr> constantCopies;
+unsigned long long constantCopiesUnloads = 0;
+
+/// Shared objects the process has unloaded so far (the C library's count).
+unsigned long long countUnloads() {
+  unsigned long long unloads = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t size, void *data) {
+        if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+          *static_cast<unsigned long long *>(data) = info->dlpi_subs;
+        return 1;
+      },
+      &unloads);
+  return unloads;
+}
+
+/// The device copy of the read-only host bytes [source, source + bytes),
+/// uploaded on first use; 0 if they are not read-only image data (or the
+/// upload failed, with the error kept).
+CUdeviceptr getConstantCopy(Driver *loaded, const void *source, size_t bytes) {
+  std::lock_guard<std::mutex> lock(constantMutex);
+  if (unsigned long long unloads = countUnloads();
+      unloads != constantCopiesUnloads) {
+    // Copies still queued may read the old buffers: wait for them first.
+    if (!constantCopies.empty() &&
+        check(loaded, loaded->cuCtxSynchronize(),
+              "a kernel failed (synchronizing the device)"))
+      for (auto &[key, copy] : constantCopies)
+        loaded->cuMemFree(copy);
+    constantCopies.clear();
+    constantCopiesUnloads = unloads;
+  }
+  auto key = std::make_pair(source, bytes);
+  if (auto it = constantCopies.find(key); it != constantCopies.end())
+    return it->second;
+  if (!isReadOnlyImageData(source, bytes))
+    return 0;
+  CUdeviceptr copy = 0;
+  if (!check(loaded, loaded->cuMemAlloc(&copy, bytes),
+             "cannot allocate device memory for a model's constants"))
+    return 0;
+  if (!check(loaded, loaded->cuMemcpyHtoD(copy, source, bytes),
+             "cannot upload a model's constants")) {
+    loaded->cuMemFree(copy);
+    return 0;
+  }
+  constantCopies[key] = copy;
+  return copy;
+}
+
 using ModuleKey = std::tuple<const void *, size_t, uint64_t>;
 std::mutex moduleMutex;
 std::map<ModuleKey, CUmodule> modules;
@@ -142,6 +202,38 @@ CUmodule loadModule(const void *data, size_t size) {
   return module;
 }
 } // namespace
+
+namespace {
+struct ImageRange {
+  uintptr_t begin, end;
+  bool readOnly = false;
+};
+
+int findSegment(dl_phdr_info *info, size_t, void *data) {
+  auto *range = static_cast<ImageRange *>(data);
+  for (int index = 0; index < info->dlpi_phnum; ++index) {
+    const ElfW(Phdr) &header = info->dlpi_phdr[index];
+    if (header.p_type != PT_LOAD)
+      continue;
+    uintptr_t begin = info->dlpi_addr + header.p_vaddr;
+    uintptr_t end = begin + header.p_memsz;
+    if (range->begin >= begin && range->end <= end) {
+      range->readOnly = !(header.p_flags & PF_W);
+      return 1;
+    }
+  }
+  return 0;
+}
+} // namespace
+
+bool mlir::tcl::cuda::isReadOnlyImageData(const void *data, size_t bytes) {
+  auto begin = reinterpret_cast<uintptr_t>(data);
+  ImageRange range{begin, begin + bytes};
+  if (bytes == 0 || range.end < begin)
+    return false;
+  dl_iterate_phdr(findSegment, &range);
+  return range.readOnly;
+}
 
 extern "C" {
 
@@ -260,12 +352,18 @@ void mgpuMemFree(void *pointer, CUstream /*stream*/) {
 // kernels before it.
 void mgpuMemcpy(void *destination, void *source, size_t sizeBytes,
                 CUstream stream) {
-  if (Driver *loaded = driver(); loaded && sizeBytes > 0)
-    check(loaded,
-          loaded->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(destination),
-                                reinterpret_cast<CUdeviceptr>(source),
-                                sizeBytes, stream),
-          "cannot copy memory");
+  Driver *loaded = driver();
+  if (!loaded || sizeBytes == 0 || failed())
+    return;
+  auto from = reinterpret_cast<CUdeviceptr>(source);
+  if (CUdeviceptr copy = getConstantCopy(loaded, source, sizeBytes))
+    from = copy;
+  else if (failed())
+    return;
+  check(loaded,
+        loaded->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(destination), from,
+                              sizeBytes, stream),
+        "cannot copy memory");
 }
 
 void mgpuMemset32(void *destination, unsigned value, size_t count,

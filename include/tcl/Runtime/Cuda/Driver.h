@@ -110,6 +110,12 @@ private:
   CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
 };
 
+/// Whether the `bytes` bytes at `data` lie in a read-only segment of a
+/// loaded ELF image (a program's or a library's constants, such as a
+/// compiled model's weights): bytes that can never change, whose device
+/// copy can therefore be kept and reused.
+bool isReadOnlyImageData(const void *data, size_t bytes);
+
 } // namespace mlir::tcl::cuda
 
 /// The first error of the MLIR GPU runtime functions (mgpu*, Runtime.cpp)
