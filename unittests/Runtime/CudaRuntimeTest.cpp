@@ -1,0 +1,141 @@
+//===- CudaRuntimeTest.cpp - tcl's CUDA runtime over a fake driver --------===//
+//
+// Part of the tcl project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The mgpu* functions that compiled models call, run over the fake driver
+// of FakeCudaDriver.cpp (this test's LD_LIBRARY_PATH finds it as
+// libcuda.so.1): what they allocate, copy and launch, and what they report,
+// on any machine.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tcl/Runtime/Cuda/Driver.h"
+
+#include <cstdint>
+#include <cstring>
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+using namespace mlir::tcl;
+
+extern "C" {
+cuda::CUstream mgpuStreamCreate();
+void *mgpuMemAlloc(uint64_t sizeBytes, cuda::CUstream stream, bool shared);
+void mgpuMemFree(void *pointer, cuda::CUstream stream);
+void mgpuMemcpy(void *destination, void *source, size_t sizeBytes,
+                cuda::CUstream stream);
+cuda::CUmodule mgpuModuleLoad(void *data, size_t size);
+cuda::CUfunction mgpuModuleGetFunction(cuda::CUmodule module, const char *name);
+void mgpuLaunchKernel(cuda::CUfunction function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t sharedBytes,
+                      cuda::CUstream stream, void **params, void **extra,
+                      size_t paramsCount);
+}
+
+namespace {
+// A model's weights, as a compiled library holds them (.rodata).
+const float kWeights[256] = {1.0f, 2.0f, 3.0f, 4.0f};
+
+/// A counter of the fake driver.
+template <typename Result> Result fake(const char *name) {
+  void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(driver, nullptr) << "the fake driver is not loaded";
+  auto function =
+      reinterpret_cast<Result (*)()>(driver ? dlsym(driver, name) : nullptr);
+  EXPECT_NE(function, nullptr) << name;
+  return function ? function() : Result();
+}
+
+class CudaRuntimeTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_NE(cuda::Driver::get(), nullptr) << cuda::Driver::getLoadError();
+    ASSERT_EQ(cuda::Driver::get()->getProperties().name, "Fake GPU")
+        << "not the fake driver: this test must not run on a real GPU";
+    ASSERT_STREQ(tclCudaTakeError(), "");
+    stream = mgpuStreamCreate();
+  }
+  cuda::CUstream stream = nullptr;
+};
+} // namespace
+
+/// A compiled model's weights are uploaded once: the first copy from them
+/// fills a device copy (one host-to-device copy), and every copy, that one
+/// included, reads the device copy; bytes that can change (an input on the
+/// heap) are copied from where they are, every time.
+TEST_F(CudaRuntimeTest, UploadsConstantsOnceAndCopiesInputsEveryRun) {
+  int allocations = fake<int>("fakeCudaAllocations");
+  int uploads = fake<int>("fakeCudaHostToDeviceCopies");
+  for (int run = 0; run < 3; ++run) {
+    void *weights = mgpuMemAlloc(sizeof(kWeights), stream, false);
+    mgpuMemcpy(weights, const_cast<float *>(kWeights), sizeof(kWeights),
+               stream);
+    EXPECT_NE(fake<const void *>("fakeCudaLastAsyncSource"), kWeights);
+    EXPECT_EQ(std::memcmp(weights, kWeights, sizeof(kWeights)), 0);
+    mgpuMemFree(weights, stream);
+  }
+  EXPECT_EQ(fake<int>("fakeCudaHostToDeviceCopies") - uploads, 1);
+  // Three run buffers and the one kept copy.
+  EXPECT_EQ(fake<int>("fakeCudaAllocations") - allocations, 4);
+
+  std::vector<float> input(64, 5.0f);
+  void *device = mgpuMemAlloc(input.size() * sizeof(float), stream, false);
+  for (int run = 0; run < 2; ++run) {
+    input[0] = float(run);
+    mgpuMemcpy(device, input.data(), input.size() * sizeof(float), stream);
+    EXPECT_EQ(fake<const void *>("fakeCudaLastAsyncSource"), input.data());
+    EXPECT_EQ(static_cast<float *>(device)[0], float(run));
+  }
+  mgpuMemFree(device, stream);
+  EXPECT_EQ(fake<int>("fakeCudaHostToDeviceCopies") - uploads, 1);
+  EXPECT_STREQ(tclCudaTakeError(), "");
+}
+
+/// With kernel timing on, each launch is timed between two events and the
+/// times add up until taken; with it off, nothing is timed.
+TEST_F(CudaRuntimeTest, TimesKernelsBetweenEventsWhenAsked) {
+  static const char kImage[] = "// PTX";
+  cuda::CUmodule module = mgpuModuleLoad(const_cast<char *>(kImage), 0);
+  cuda::CUfunction kernel = mgpuModuleGetFunction(module, "k");
+  ASSERT_NE(kernel, nullptr);
+  int launches = fake<int>("fakeCudaLaunches");
+  auto launch = [&] {
+    mgpuLaunchKernel(kernel, 1, 1, 1, 32, 1, 1, 0, stream, nullptr, nullptr, 0);
+  };
+  launch();
+  EXPECT_EQ(tclCudaTakeKernelMilliseconds(), 0.0);
+  tclCudaTimeKernels(1);
+  launch();
+  launch();
+  double each = fake<float>("fakeCudaKernelMilliseconds");
+  EXPECT_DOUBLE_EQ(tclCudaTakeKernelMilliseconds(), 2 * each);
+  EXPECT_EQ(tclCudaTakeKernelMilliseconds(), 0.0);
+  tclCudaTimeKernels(0);
+  launch();
+  EXPECT_EQ(tclCudaTakeKernelMilliseconds(), 0.0);
+  EXPECT_EQ(fake<int>("fakeCudaLaunches") - launches, 4);
+  EXPECT_STREQ(tclCudaTakeError(), "");
+}
+
+/// A failed call is kept as the run's error, naming what failed and the
+/// driver's reason; calls after it do nothing until the error is taken.
+TEST_F(CudaRuntimeTest, KeepsTheFirstErrorAndStopsThere) {
+  int allocations = fake<int>("fakeCudaAllocations");
+  void *huge = mgpuMemAlloc(uint64_t(1) << 40, stream, false);
+  EXPECT_EQ(huge, nullptr);
+  std::vector<float> input(4, 1.0f), output(4, 0.0f);
+  mgpuMemcpy(output.data(), input.data(), sizeof(float) * 4, stream);
+  EXPECT_EQ(output[0], 0.0f);
+  std::string error = tclCudaTakeError();
+  EXPECT_NE(error.find("cannot allocate 1099511627776 bytes of device memory"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("CUDA_ERROR_OUT_OF_MEMORY"), std::string::npos) << error;
+  EXPECT_STREQ(tclCudaTakeError(), "");
+  EXPECT_EQ(fake<int>("fakeCudaAllocations"), allocations);
+}
