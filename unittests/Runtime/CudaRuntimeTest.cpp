@@ -14,10 +14,13 @@
 #include "tcl/Runtime/Cuda/Driver.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace mlir::tcl;
@@ -138,4 +141,77 @@ TEST_F(CudaRuntimeTest, KeepsTheFirstErrorAndStopsThere) {
   EXPECT_NE(error.find("CUDA_ERROR_OUT_OF_MEMORY"), std::string::npos) << error;
   EXPECT_STREQ(tclCudaTakeError(), "");
   EXPECT_EQ(fake<int>("fakeCudaAllocations"), allocations);
+}
+
+/// A library from tcl-compile for a GPU, run twice: the first run uploads
+/// its weights (a constant of the library), the second copies only its
+/// input over the host's bus; every run frees what it allocates.
+TEST_F(CudaRuntimeTest, ACompiledModelUploadsItsWeightsOnce) {
+  char self[4096] = {};
+  ASSERT_GT(readlink("/proc/self/exe", self, sizeof(self) - 1), 0);
+  std::string bin = self;
+  bin.erase(bin.rfind('/'));
+  char directory[] = "/tmp/tcl-fake-gpu-XXXXXX";
+  ASSERT_NE(mkdtemp(directory), nullptr);
+  std::string source = std::string(directory) + "/model.mlir",
+              library = std::string(directory) + "/model.so";
+  {
+    std::ofstream mlir(source);
+    mlir << "func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {\n"
+            "  %w = arith.constant dense<[";
+    for (int row = 0; row < 8; ++row) {
+      mlir << (row ? ", [" : "[");
+      for (int column = 0; column < 8; ++column)
+        mlir << (column ? ", " : "") << row * 8 + column << ".0";
+      mlir << "]";
+    }
+    mlir << "]> : tensor<8x8xf32>\n"
+            "  %zero = arith.constant 0.0 : f32\n"
+            "  %e = tensor.empty() : tensor<4x8xf32>\n"
+            "  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) "
+            "-> tensor<4x8xf32>\n"
+            "  %y = linalg.matmul ins(%x, %w : tensor<4x8xf32>, "
+            "tensor<8x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+            "  return %y : tensor<4x8xf32>\n"
+            "}\n";
+  }
+  std::string compile = bin + "/tcl-compile " + source +
+                        " --entry=f --target=nvptx-sm90 -o " + library;
+  ASSERT_EQ(std::system(compile.c_str()), 0) << compile;
+  void *model = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(model, nullptr) << dlerror();
+  auto create = reinterpret_cast<void *(*)()>(dlsym(model, "tcl_model_create"));
+  auto run =
+      reinterpret_cast<int (*)(void *, const void *const *, void *const *)>(
+          dlsym(model, "tcl_model_run"));
+  auto error =
+      reinterpret_cast<const char *(*)()>(dlsym(model, "tcl_model_error"));
+  ASSERT_TRUE(create && run && error);
+  void *instance = create();
+  ASSERT_NE(instance, nullptr) << error();
+  std::vector<float> input(32, 1.0f), output(32, 0.0f);
+  const void *inputs[] = {input.data()};
+  void *outputs[] = {output.data()};
+  auto counts = [] {
+    return std::make_tuple(fake<int>("fakeCudaHostToDeviceCopies"),
+                           fake<int>("fakeCudaAllocations"),
+                           fake<int>("fakeCudaFrees"),
+                           fake<int>("fakeCudaLaunches"));
+  };
+  auto [uploads0, allocations0, frees0, launches0] = counts();
+  ASSERT_EQ(run(instance, inputs, outputs), 0) << error();
+  auto [uploads1, allocations1, frees1, launches1] = counts();
+  ASSERT_EQ(run(instance, inputs, outputs), 0) << error();
+  auto [uploads2, allocations2, frees2, launches2] = counts();
+  EXPECT_EQ(uploads1 - uploads0, 1) << "the weights, once";
+  EXPECT_EQ(uploads2 - uploads1, 0);
+  EXPECT_GT(launches1, launches0);
+  EXPECT_EQ(launches2 - launches1, launches1 - launches0);
+  // The first run also allocates the weights' kept copy.
+  EXPECT_EQ(allocations1 - allocations0, frees1 - frees0 + 1);
+  EXPECT_EQ(allocations2 - allocations1, frees2 - frees1);
+  EXPECT_STREQ(tclCudaTakeError(), "");
+  std::remove(source.c_str());
+  std::remove(library.c_str());
+  rmdir(directory);
 }
