@@ -226,13 +226,13 @@ void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
   LowerVectorOptions rows;
   rows.unrollMath = true;
   pm.addNestedPass<func::FuncOp>(createLowerVector(rows));
+  // Constants (canonicalization hoists them out of launches to the
+  // function's entry) go back into the vectorized kernels.
+  pm.addNestedPass<func::FuncOp>(createSinkKernelConstants());
 
   // Kernels into a gpu.module for the target, lowered to NVVM; the host's
   // launches to calls of the GPU runtime; the module to PTX (libdevice from
   // the toolkit is linked in for math functions).
-  // Constants (canonicalization hoists them out of launches to the
-  // function's entry) go back into the vectorized kernels.
-  pm.addNestedPass<func::FuncOp>(createSinkKernelConstants());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGPUModules());
   // The host's allocations, copies and launches in one chain of a stream
