@@ -20,7 +20,12 @@ enum MatmulKnob { kParallel = 0, kOrder, kPackB, kUnroll };
 const int64_t kMatmulOrders[][3] = {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}};
 enum WindowKnob { kWindowParallel = 0 };
 enum GenericKnob { kGenericParallel = 0, kVectorize };
-enum GpuKnob { kGpuUnroll = 0 };
+enum GpuKnob { kGpuUnroll = 0, kGpuRegisters };
+/// A GPU matmul's register tile (knob `registers`): at most this many
+/// accumulators a thread, and this many elements in its vectorized step
+/// (accumulators times the k step); a larger tile stays scalar, since its
+/// accumulators would spill.
+constexpr int64_t kMaxGpuAccumulators = 64, kMaxGpuRegisterStep = 256;
 /// Loops a GPU sketch maps onto blocks and onto threads: the innermost
 /// parallel ones (a grid has 3 dimensions; threads x and y).
 constexpr unsigned kGpuBlockLoops = 3, kGpuThreadLoops = 2;
@@ -139,6 +144,12 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
     space->rules = {blocks, threads, reductions};
     space->knobNames = {"unroll"};
     space->knobChoices = {{1, 2, 4}};
+    // Matmuls may keep each thread's outputs in registers across k.
+    if (info->anchorClass == AnchorClass::Matmul ||
+        info->anchorClass == AnchorClass::BatchMatmul) {
+      space->knobNames.push_back("registers");
+      space->knobChoices.push_back({0, 1});
+    }
     return space;
   }
   std::vector<int64_t> parallelChoices = platform.getThreads() > 1
@@ -422,6 +433,24 @@ void SearchSpace::buildGpu(OpBuilder &b, Location loc,
     sizes.push_back(tiled ? size : 0);
     if (tiled)
       innermostReduction = dim;
+  }
+  // A register tile: the thread's outputs (its tile's parallel part) and a
+  // step of the reduction, vectorized, the accumulators hoisted out of the
+  // reduction loop where there is one.
+  int64_t accumulators = 1, step = 1;
+  for (size_t dim = 0; dim < extents.size(); ++dim) {
+    step *= genome.tiles[2][dim];
+    if (loopKinds[dim] == 'p')
+      accumulators *= genome.tiles[2][dim];
+  }
+  if (genome.knobs.size() > kGpuRegisters && genome.knobs[kGpuRegisters] &&
+      accumulators <= kMaxGpuAccumulators && step <= kMaxGpuRegisterStep) {
+    if (innermostReduction)
+      b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
+    b.create<VectorizeOp>(loc);
+    if (innermostReduction)
+      b.create<HoistAccumulatorsOp>(loc);
+    return;
   }
   if (!innermostReduction)
     return;

@@ -208,6 +208,63 @@ TEST_F(SearchTest, GpuProgramsVerifyAndCompile) {
   }
 }
 
+/// A GPU matmul's space has a `registers` knob: with it, a thread's tile of
+/// at most 64 outputs is vectorized and its accumulators are hoisted out of
+/// the reduction loop (and the program lowers to PTX); a larger tile, or
+/// the knob off, stays scalar. Other anchors have no such knob.
+TEST_F(SearchTest, GpuMatmulRegisterTiles) {
+  Platform gpu(*lookupTargetArch("nvptx-sm90"));
+  OwningOpRef<ModuleOp> module = parse(kMatmul);
+  ASSERT_TRUE(module);
+  linalg::MatmulOp matmul;
+  module->walk([&](linalg::MatmulOp op) { matmul = op; });
+  auto space = SearchSpace::create(matmul, gpu, /*hasEpilogue=*/false);
+  ASSERT_TRUE(space);
+  ASSERT_EQ(space->getKnobNames().vec(),
+            (std::vector<std::string>{"unroll", "registers"}));
+  auto schedule = [&](llvm::StringRef genomeText) {
+    std::optional<Genome> genome = Genome::parse(genomeText);
+    EXPECT_TRUE(genome && space->isWellFormed(*genome)) << genomeText.str();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+    ScheduleOp op =
+        space->build(builder, UnknownLoc::get(&context), "t", *genome);
+    op.print(os);
+    op.erase();
+    return text;
+  };
+  // 8 x 8 outputs a thread (blocks of 32 x 32), k in steps of 1.
+  std::string registers = schedule("32,32,128|8,8,128|8,8,1;1,1");
+  EXPECT_NE(registers.find("tcl.sched.vectorize"), std::string::npos)
+      << registers;
+  EXPECT_NE(registers.find("tcl.sched.hoist_accumulators"), std::string::npos)
+      << registers;
+  // 16 x 8 outputs: too many accumulators; and the knob off.
+  for (const char *scalar :
+       {"32,32,128|16,8,128|16,8,1;1,1", "32,32,128|8,8,128|8,8,1;1,0"})
+    EXPECT_EQ(schedule(scalar).find("vectorize"), std::string::npos) << scalar;
+
+  // The register tile lowers to PTX with the matmul as its task.
+  module->walk([&](linalg::MatmulOp op) {
+    op->setAttr(kTaskAttrName, StringAttr::get(&context, "t"));
+  });
+  OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+  space->build(builder, UnknownLoc::get(&context), "t",
+               *Genome::parse("32,32,128|8,8,128|8,8,1;1,1"));
+  PassManager pm(&context);
+  buildLowerToNVVMPipeline(pm, LoweringOptions(gpu), "");
+  EXPECT_TRUE(succeeded(pm.run(*module)));
+
+  OwningOpRef<ModuleOp> windows = parse(kWindowOps);
+  windows->walk([&](linalg::Conv2DNhwcHwcfOp conv) {
+    auto convSpace = SearchSpace::create(conv, gpu, /*hasEpilogue=*/false);
+    ASSERT_TRUE(convSpace);
+    EXPECT_EQ(convSpace->getKnobNames().vec(),
+              std::vector<std::string>{"unroll"});
+  });
+}
+
 /// A cache level that tiles k alone packs no B panel: a copy hoisted out of
 /// a loop over k only does not bufferize (the verifier refuses it), which
 /// made 1% of the matmul candidates measured on one host fail to compile.
