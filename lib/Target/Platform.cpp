@@ -70,11 +70,12 @@ mlir::tcl::getRequiredCpuFeatures(IsaLevel isa) {
 }
 
 namespace {
-/// Why the host cannot run `platform`: empty if it can.
+/// Why this host cannot run (a GPU platform: measure) code for `platform`:
+/// empty if it can.
 std::string whyHostCannotRun(const TargetArch &platform) {
   if (platform.kind != TargetKind::CPU)
-    return "it is a GPU platform, and tcl does not run GPU code yet (it "
-           "compiles it: --emit=ptx)";
+    return "tcl does not measure GPU code yet (tcl-compile compiles it; its "
+           "libraries and tcl-run run it on a CUDA device)";
   if (const char *limit = std::getenv("TCL_HOST_ISA"); limit && *limit) {
     const TargetArch *cap = lookupTargetArch(limit);
     if (!cap || cap->kind != TargetKind::CPU)
@@ -102,6 +103,10 @@ llvm::Error mlir::tcl::checkHostSupports(const TargetArch &platform) {
   std::string why = whyHostCannotRun(platform);
   if (why.empty())
     return llvm::Error::success();
+  if (platform.kind == TargetKind::GPU)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   platform.name +
+                                       " is a GPU platform: " + why);
   llvm::SmallVector<llvm::StringRef> runnable;
   for (const TargetArch &other : kTargetArchs)
     if (hostSupports(other))

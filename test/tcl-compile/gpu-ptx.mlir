@@ -44,7 +44,7 @@
 // NODRIVER: cannot run nvptx-sm90 code here: no CUDA driver: cannot load libcuda.so.1
 // RAN: check: max relative error {{.*}}: ok
 // CPU: tcl-compile: --emit=ptx needs a GPU target; x86-avx512 is a CPU
-// TUNE: tcl-compile: cannot tune here: code for platform 'nvptx-sm90' cannot run on this host: it is a GPU platform, and tcl does not run GPU code yet (it compiles it: --emit=ptx)
+// TUNE: tcl-compile: cannot tune here: nvptx-sm90 is a GPU platform: tcl does not measure GPU code yet (tcl-compile compiles it; its libraries and tcl-run run it on a CUDA device)
 
 #id2 = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (i)>

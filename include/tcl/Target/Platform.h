@@ -91,14 +91,17 @@ llvm::ArrayRef<TargetArch> getTargetArchs();
 /// GPUs).
 llvm::ArrayRef<llvm::StringRef> getRequiredCpuFeatures(IsaLevel isa);
 
-/// Whether this host can execute code generated for `platform`. The
+/// Whether this host can execute and measure code generated for `platform`
+/// (never a GPU platform's yet: tcl does not measure GPU code). The
 /// environment variable TCL_HOST_ISA=<CPU platform> makes the host run as if
 /// its ISA stopped at that platform's (to try generic code, or a host
 /// without AVX-512, on any machine).
 bool hostSupports(const TargetArch &platform);
 
-/// Succeeds if this host can execute code generated for `platform`; else
-/// says why not (the missing CPU features) and which platforms it runs.
+/// Succeeds if this host can execute and measure code generated for
+/// `platform`; else says why not (the missing CPU features, and which
+/// platforms it runs; for a GPU platform, that tcl does not measure GPU
+/// code yet).
 llvm::Error checkHostSupports(const TargetArch &platform);
 
 /// The most capable CPU architecture this host can execute: the default
