@@ -12,8 +12,16 @@ kit=${1:-gpu-kit}
 repeats=${2:-20}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total \
   --format=csv || true
-# The GEMM's data: random inputs and NumPy's product (float64 sums), the
-# same for each of its schedules (gemm_2048_<name>).
+# A kernel's data, made once in BASE, copied into each of its schedules'
+# directories (BASE_<name>) that lack it.
+share_data() {
+  local base=$1 variant
+  for variant in "$base"_*/; do
+    [ -f "$variant/model.so" ] && [ ! -f "$variant/output_0.bin" ] || continue
+    cp "$base"/input_*.bin "$base"/output_0.bin "$variant"
+  done
+}
+# The GEMM's data: random inputs and NumPy's product (float64 sums).
 gemm=$kit/gemm_2048
 if [ -f "$gemm/model.so" ] && [ ! -f "$gemm/output_0.bin" ]; then
   python3 - "$gemm" <<'PY'
@@ -27,12 +35,9 @@ b.tofile(sys.argv[1] + "/input_1.bin")
 (a.astype(np.float64) @ b).astype(np.float32).tofile(sys.argv[1] + "/output_0.bin")
 PY
 fi
-for variant in "$gemm"_*/; do
-  [ -f "$variant/model.so" ] && [ ! -f "$variant/output_0.bin" ] || continue
-  cp "$gemm"/input_*.bin "$gemm"/output_0.bin "$variant"
-done
+share_data "$gemm"
 # The convolution's data: random NHWC input (padded) and HWCF weights,
-# PyTorch's convolution in float64 on the CPU; the same for each schedule.
+# PyTorch's convolution in float64 on the CPU.
 conv=$kit/conv_56
 if [ -f "$conv/model.so" ] && [ ! -f "$conv/output_0.bin" ]; then
   python3 - "$conv" <<'PY'
@@ -50,10 +55,7 @@ y = torch.nn.functional.conv2d(
 y.permute(0, 2, 3, 1).float().numpy().tofile(sys.argv[1] + "/output_0.bin")
 PY
 fi
-for variant in "$conv"_*/; do
-  [ -f "$variant/model.so" ] && [ ! -f "$variant/output_0.bin" ] || continue
-  cp "$conv"/input_*.bin "$conv"/output_0.bin "$variant"
-done
+share_data "$conv"
 status=0
 for dir in "$kit"/*/; do
   [ -f "$dir/model.so" ] || continue

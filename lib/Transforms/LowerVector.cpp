@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -93,13 +94,8 @@ struct UnrollMathToRows : public RewritePattern {
     Location loc = op->getLoc();
     Value result = rewriter.create<arith::ConstantOp>(
         loc, type, rewriter.getZeroAttr(type));
-    SmallVector<int64_t> position(leading.size(), 0);
-    for (int64_t row = 0, rows = ShapedType::getNumElements(leading);
-         row < rows; ++row) {
-      for (int64_t dim = leading.size() - 1, rest = row; dim >= 0; --dim) {
-        position[dim] = rest % leading[dim];
-        rest /= leading[dim];
-      }
+    SmallVector<int64_t> unit(leading.size(), 1);
+    for (SmallVector<int64_t> position : StaticTileOffsetRange(leading, unit)) {
       SmallVector<Value> operands =
           llvm::map_to_vector(op->getOperands(), [&](Value operand) -> Value {
             return rewriter.create<vector::ExtractOp>(loc, operand, position);

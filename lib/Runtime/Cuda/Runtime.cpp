@@ -125,6 +125,31 @@ std::mutex constantMutex;
 std::map<std::pair<const void *, size_t>, CUdeviceptr> constantCopies;
 unsigned long long constantCopiesUnloads = 0;
 
+/// Addresses [begin, end), and whether the loaded segment that holds them
+/// all is read-only (found by findSegment).
+struct ImageRange {
+  uintptr_t begin, end;
+  bool readOnly = false;
+};
+
+/// dl_iterate_phdr's callback: stops at the loadable segment of an image
+/// that holds the whole ImageRange `data`.
+int findSegment(dl_phdr_info *info, size_t, void *data) {
+  auto *range = static_cast<ImageRange *>(data);
+  for (int index = 0; index < info->dlpi_phnum; ++index) {
+    const ElfW(Phdr) &header = info->dlpi_phdr[index];
+    if (header.p_type != PT_LOAD)
+      continue;
+    uintptr_t begin = info->dlpi_addr + header.p_vaddr;
+    uintptr_t end = begin + header.p_memsz;
+    if (range->begin >= begin && range->end <= end) {
+      range->readOnly = !(header.p_flags & PF_W);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /// Shared objects the process has unloaded so far (the C library's count).
 unsigned long long countUnloads() {
   unsigned long long unloads = 0;
@@ -200,29 +225,6 @@ CUmodule loadModule(const void *data, size_t size) {
     return nullptr;
   modules[key] = module;
   return module;
-}
-} // namespace
-
-namespace {
-struct ImageRange {
-  uintptr_t begin, end;
-  bool readOnly = false;
-};
-
-int findSegment(dl_phdr_info *info, size_t, void *data) {
-  auto *range = static_cast<ImageRange *>(data);
-  for (int index = 0; index < info->dlpi_phnum; ++index) {
-    const ElfW(Phdr) &header = info->dlpi_phdr[index];
-    if (header.p_type != PT_LOAD)
-      continue;
-    uintptr_t begin = info->dlpi_addr + header.p_vaddr;
-    uintptr_t end = begin + header.p_memsz;
-    if (range->begin >= begin && range->end <= end) {
-      range->readOnly = !(header.p_flags & PF_W);
-      return 1;
-    }
-  }
-  return 0;
 }
 } // namespace
 
