@@ -7,7 +7,9 @@
 # a Conv1d sequence model; compiles each with tcl-compile to a shared library
 # and runs it on the exported input, checking the output against PyTorch's;
 # compiles each for an NVIDIA GPU too (--target=nvptx-sm90 --emit=ptx) and,
-# where a CUDA toolkit has ptxas, assembles the PTX for sm_90.
+# where a CUDA toolkit has ptxas, assembles the PTX for sm_90; and runs the
+# GPU schedules on this host's CPU (tcl-run --emulate-gpu) against the
+# exported output.
 # Models are cached in <build>/models (exported again when
 # models/generate.py is newer).
 # Usage: bash scripts/e2e-models.sh [build dir] [model ...]  (any model of
@@ -56,6 +58,14 @@ for model in "${models[@]}"; do
   fi
   echo "$model: $(grep -c '^.visible .entry' "$cache/$model/model.ptx") GPU" \
     "kernels${ptxas:+, assembled by ptxas for sm_90}"
+  # What the GPU schedules compute, checked on this host's CPU.
+  if ! "$build_dir/bin/tcl-run" "$cache/$model/model.onnx" \
+      --target=nvptx-sm90 --emulate-gpu \
+      --test-data="$cache/$model/test_data_set_0" --repeats=1; then
+    echo "$model: the GPU schedules, emulated on this host, computed wrong"
+    failed=$((failed + 1))
+    continue
+  fi
 done
 echo "e2e models: $((${#models[@]} - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -542,8 +542,10 @@ static llvm::Error checkCanRun(const TargetArch &target) {
 llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
                                    const LoweringOptions &options) {
   const TargetArch &target = options.platform.getTarget();
-  bool gpu = target.kind == TargetKind::GPU;
-  if (llvm::Error error = checkCanRun(target))
+  // Emulated, a GPU platform's code is the host's.
+  bool emulated = target.kind == TargetKind::GPU && options.emulateGpu;
+  bool gpu = target.kind == TargetKind::GPU && !emulated;
+  if (llvm::Error error = checkCanRun(emulated ? getHostTargetArch() : target))
     return std::move(error);
   auto signature = KernelSignature::fromFunction(module, entry);
   if (!signature)
@@ -563,7 +565,8 @@ llvm::Expected<Kernel> Kernel::jit(ModuleOp module, llvm::StringRef entry,
 
   // A GPU module's host code runs here; its kernels are in it as PTX, which
   // libtcl_cuda_runtime (in this process) loads.
-  auto machine = createTargetMachine(getHostCodeArch(target));
+  auto machine = createTargetMachine(emulated ? getHostTargetArch()
+                                              : getHostCodeArch(target));
   if (!machine)
     return machine.takeError();
   // ExecutionEngineOptions holds the transformer by reference (function_ref):

@@ -28,6 +28,7 @@
 #include "mlir/Pass/PassManager.h"
 
 namespace mlir::tcl {
+#define GEN_PASS_DEF_EMULATEGPULOOPS
 #define GEN_PASS_DEF_MAPTOGPU
 #define GEN_PASS_DEF_MERGEGPUMODULES
 #include "tcl/Transforms/Passes.h.inc"
@@ -140,6 +141,10 @@ bool mlir::tcl::isGpuThreadPrivate(Value alloc) {
 /// share would need shared memory, which schedules cannot ask for yet.
 static LogicalResult checkBlockLoop(scf::ForallOp blockLoop) {
   WalkResult allocates = blockLoop.walk([&](memref::AllocOp alloc) {
+    // (tcl-emulate-gpu-loops leaves these on the heap, where a host thread's
+    // loops may allocate them.)
+    if (alloc.getType().hasStaticShape() && isGpuThreadPrivate(alloc))
+      return WalkResult::advance();
     alloc.emitError() << describe(alloc)
                       << " allocates a buffer in a GPU kernel that its "
                          "threads share; shared memory is not supported yet";
@@ -337,6 +342,35 @@ struct MapToGPUPass : public tcl::impl::MapToGPUBase<MapToGPUPass> {
       launch.walk([](Operation *op) { op->removeAttr(kBlockLoopAttrName); });
     });
     return result;
+  }
+};
+} // namespace
+
+namespace {
+struct EmulateGpuLoopsPass
+    : public tcl::impl::EmulateGpuLoopsBase<EmulateGpuLoopsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // What tcl-map-to-gpu would refuse is refused here too: a schedule
+    // that passes emulation passes the GPU pipeline's checks.
+    WalkResult checked =
+        module->walk<WalkOrder::PreOrder>([&](scf::ForallOp forall) {
+          if (!isMappedOnto<gpu::GPUBlockMappingAttr>(forall))
+            return WalkResult::advance();
+          if (failed(checkBlockLoop(forall)) || failed(getBlockDims(forall)))
+            return WalkResult::interrupt();
+          return WalkResult::skip();
+        });
+    if (checked.wasInterrupted())
+      return signalPassFailure();
+    // Blocks and threads become iterations of plain loops, one after
+    // another: the thread loops of a block, which a barrier separates on
+    // the GPU, then run one after the other too.
+    module->walk([](scf::ForallOp forall) {
+      if (isMappedOnto<gpu::GPUBlockMappingAttr>(forall) ||
+          isMappedOnto<gpu::GPUThreadMappingAttr>(forall))
+        forall.removeMappingAttr();
+    });
   }
 };
 } // namespace

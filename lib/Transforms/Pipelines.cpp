@@ -125,10 +125,34 @@ static void addVectorLowering(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createLowerVector());
 }
 
+/// Tiles written back into the views they were read from leave copies of
+/// a view onto itself (once CSE unifies the two views), which
+/// canonicalization erases: on a GPU they would run in every thread.
+static void addGpuCopyCleanup(OpPassManager &pm) {
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+/// The x86 pipeline after bufferization.
+static void addHostLowering(OpPassManager &pm, const LoweringOptions &options);
+
 void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
                                          const LoweringOptions &options) {
   addScheduling(pm, options);
   addBufferization(pm);
+  if (options.emulateGpu &&
+      options.platform.getTarget().kind == TargetKind::GPU) {
+    addGpuCopyCleanup(pm);
+    pm.addPass(createEmulateGpuLoops());
+    LoweringOptions host = options;
+    host.platform = Platform::host();
+    addHostLowering(pm, host);
+    return;
+  }
+  addHostLowering(pm, options);
+}
+
+static void addHostLowering(OpPassManager &pm, const LoweringOptions &options) {
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
   pm.addPass(createCanonicalizerPass());
@@ -195,11 +219,7 @@ void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
   const TargetArch &target = options.platform.getTarget();
   addScheduling(pm, options);
   addBufferization(pm);
-  // Tiles written back into the views they were read from leave copies of
-  // a view onto itself (once CSE unifies the two views), which
-  // canonicalization erases: on a GPU they would run in every thread.
-  pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
+  addGpuCopyCleanup(pm);
   // A thread's private buffers go on its stack; deallocation is placed for
   // the host's buffers; then block and thread loops become gpu.launch
   // operations (after deallocation, which does not know their barriers).
@@ -301,6 +321,12 @@ struct LowerToLLVMPipelineOptions
       llvm::cl::desc("Count the time of every loop nest's calls "
                      "(tcl-profile-nests)"),
       llvm::cl::init(false)};
+  Option<bool> emulateGpu{
+      *this, "emulate-gpu",
+      llvm::cl::desc("With a GPU target: its schedules, each block and thread "
+                     "run one after another on this host "
+                     "(tcl-emulate-gpu-loops)"),
+      llvm::cl::init(false)};
 };
 
 struct LowerToNVVMPipelineOptions
@@ -344,14 +370,16 @@ void mlir::tcl::registerTclPipelines() {
         if (!platform)
           return errorHandler("tcl-lower-to-llvm: " +
                               llvm::toString(platform.takeError()));
-        if (platform->getTarget().kind != TargetKind::CPU)
+        if (platform->getTarget().kind != TargetKind::CPU &&
+            !options.emulateGpu)
           return errorHandler("tcl-lower-to-llvm: '" + options.target +
                               "' is a GPU target; tcl-lower-to-nvvm lowers "
-                              "for GPUs");
+                              "for GPUs (or emulate-gpu=1 on this host)");
         LoweringOptions lowering;
         lowering.platform = *platform;
         lowering.defaultSchedules = options.defaultSchedules;
         lowering.profile = options.profile;
+        lowering.emulateGpu = options.emulateGpu;
         buildLowerToLLVMPipeline(pm, lowering);
         return success();
       },

@@ -79,6 +79,13 @@ static llvm::cl::opt<bool> profile(
                    "--library, one compiled by tcl-compile --profile)"),
     llvm::cl::cat(toolCategory));
 
+static llvm::cl::opt<bool> emulateGpu(
+    "emulate-gpu",
+    llvm::cl::desc("With a GPU target: run its schedules on this host's CPU, "
+                   "each block and thread one after another (checks what they "
+                   "compute without a GPU; its times say nothing of a GPU's)"),
+    llvm::cl::cat(toolCategory));
+
 /// Plain loops whose checking run took longer than this are not run again
 /// to be timed: that run's time is the figure (a 2048^3 matmul's plain loops
 /// take about a minute a run, and timing them took four more).
@@ -148,7 +155,16 @@ int main(int argc, char **argv) {
   if (!platform)
     return fail(platform.takeError());
 
-  if (profile && platform->getTarget().kind == TargetKind::GPU)
+  bool gpuTarget = platform->getTarget().kind == TargetKind::GPU;
+  if (emulateGpu && !gpuTarget)
+    return fail(llvm::createStringError(
+        "--emulate-gpu runs a GPU target's schedules on this host; " +
+        platform->getTargetName().str() + " is not a GPU target"));
+  if (emulateGpu && !library.empty())
+    return fail(llvm::createStringError(
+        "--emulate-gpu compiles the input with the JIT; a --library's code "
+        "is compiled already"));
+  if (profile && gpuTarget && !emulateGpu)
     return fail(
         llvm::createStringError("--profile counts time on CPU targets only; " +
                                 platform->getTargetName().str() + " is a GPU"));
@@ -157,6 +173,7 @@ int main(int argc, char **argv) {
     LoweringOptions scheduled;
     scheduled.platform = *platform;
     scheduled.profile = profile;
+    scheduled.emulateGpu = emulateGpu;
     auto jitted = Kernel::jit(source, entry, scheduled);
     if (!jitted)
       return fail(jitted.takeError());
@@ -177,9 +194,8 @@ int main(int argc, char **argv) {
       return fail(naiveSource.takeError());
     // (For a GPU target, on this host's CPU.)
     LoweringOptions plainLoops;
-    plainLoops.platform = platform->getTarget().kind == TargetKind::GPU
-                              ? Platform::host()
-                              : Platform(platform->getTarget(), 1);
+    plainLoops.platform =
+        gpuTarget ? Platform::host() : Platform(platform->getTarget(), 1);
     plainLoops.defaultSchedules = false;
     auto naive = Kernel::jit(*naiveSource, entry, plainLoops);
     if (!naive)
@@ -215,7 +231,8 @@ int main(int argc, char **argv) {
   bool ok = maxError <= kOutputTolerance;
   llvm::outs() << "kernel @" << entry << " ("
                << (library.empty() ? "JIT" : "shared library " + library)
-               << "), " << platform->getTargetName() << ", "
+               << "), " << platform->getTargetName()
+               << (emulateGpu ? " emulated on this host" : "") << ", "
                << platform->getThreads() << " thread(s)\n";
   llvm::outs() << llvm::format(
       "check: max relative error %.2e against %s: "

@@ -297,6 +297,26 @@ TEST_P(GpuDefaultScheduleTest, ComputesWhatPlainLoopsComputeOnTheGpu) {
       << opCase.name << " on " << device.name;
 }
 
+// The same, emulated on this host's CPU (tcl-emulate-gpu-loops): each
+// block and thread in turn. It runs everywhere, GPU or not.
+TEST_P(GpuDefaultScheduleTest, ComputesWhatPlainLoopsComputeEmulated) {
+  auto [opCase, target] = GetParam();
+  LoweringOptions emulated{Platform(*lookupTargetArch(target))};
+  emulated.emulateGpu = true;
+  auto scheduled = Kernel::jit(opCase.source, "f", emulated);
+  ASSERT_TRUE(bool(scheduled)) << llvm::toString(scheduled.takeError());
+  auto naive =
+      Kernel::jit(opCase.source, "f", LoweringOptions(Platform::host(), false));
+  ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
+  std::vector<Buffer> inputs =
+      scheduled->getSignature().makeRandomInputs(/*seed=*/42);
+  std::vector<Buffer> fast = scheduled->getSignature().makeOutputs();
+  std::vector<Buffer> slow = naive->getSignature().makeOutputs();
+  ASSERT_FALSE(bool(scheduled->run(inputs, fast)));
+  ASSERT_FALSE(bool(naive->run(inputs, slow)));
+  EXPECT_LT(maxRelativeError(fast, slow), 1e-3f) << opCase.name;
+}
+
 INSTANTIATE_TEST_SUITE_P(AllClasses, GpuDefaultScheduleTest,
                          ::testing::Combine(::testing::ValuesIn(kCases),
                                             ::testing::Values("nvptx-sm90",

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Registration/Registration.h"
+#include "tcl/Runtime/Kernel.h"
 #include "tcl/Transforms/ApplySchedule.h"
 #include "tcl/Transforms/Pipelines.h"
 #include "tcl/Transforms/TaskExtraction.h"
@@ -20,6 +21,7 @@
 
 #include "../Support/TclTest.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -131,6 +133,34 @@ protected:
     }
     return genomes;
   }
+  /// Runs the module `text` (its one function) for the GPU `platform` on
+  /// this host (LoweringOptions::emulateGpu) and as plain loops, on the
+  /// same random inputs: the outputs must agree.
+  void expectEmulationMatchesPlainLoops(llvm::StringRef text,
+                                        const Platform &platform,
+                                        const std::string &what) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    ASSERT_TRUE(module) << what;
+    std::string entry =
+        (*module->getOps<func::FuncOp>().begin()).getName().str();
+    LoweringOptions emulated(platform);
+    emulated.emulateGpu = true;
+    auto scheduled = Kernel::jit(text, entry, emulated);
+    ASSERT_TRUE(bool(scheduled))
+        << what << ": " << llvm::toString(scheduled.takeError());
+    auto naiveText = stripSchedules(text);
+    ASSERT_TRUE(bool(naiveText)) << llvm::toString(naiveText.takeError());
+    auto naive = Kernel::jit(*naiveText, entry,
+                             LoweringOptions(Platform::host(), false));
+    ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
+    std::vector<Buffer> inputs =
+        scheduled->getSignature().makeRandomInputs(/*seed=*/5);
+    std::vector<Buffer> gpuOutputs = scheduled->getSignature().makeOutputs();
+    std::vector<Buffer> expected = naive->getSignature().makeOutputs();
+    EXPECT_FALSE(bool(scheduled->run(inputs, gpuOutputs)));
+    EXPECT_FALSE(bool(naive->run(inputs, expected)));
+    EXPECT_LE(maxRelativeError(gpuOutputs, expected), kOutputTolerance) << what;
+  }
   /// Tunes kMatmul with resume on the database at `path` (fake
   /// measurements, defined below).
   void resumeMatmulTuning(const std::string &path);
@@ -167,7 +197,8 @@ TEST_F(SearchTest, GeneratedProgramsVerify) {
 /// On a GPU, every anchor class has the block / thread / reduction sketch:
 /// random, mutated and crossed-over genomes are well formed (at most 1024
 /// threads a block), their schedules verify, and some of them compile to
-/// PTX.
+/// PTX and, run on this host (tcl-emulate-gpu-loops), compute what plain
+/// loops compute.
 TEST_F(SearchTest, GpuProgramsVerifyAndCompile) {
   Platform gpu(*lookupTargetArch("nvptx-sm90"));
   for (const char *source : {kMatmul, kWindowOps}) {
@@ -200,9 +231,13 @@ TEST_F(SearchTest, GpuProgramsVerifyAndCompile) {
         });
         OpBuilder builder = OpBuilder::atBlockEnd(copy->getBody());
         space->build(builder, UnknownLoc::get(&context), "t", genome);
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        copy->print(os);
         PassManager pm(&context);
         buildLowerToNVVMPipeline(pm, LoweringOptions(gpu), "");
         EXPECT_TRUE(succeeded(pm.run(*copy))) << name << " " << genome.str();
+        expectEmulationMatchesPlainLoops(text, gpu, name + " " + genome.str());
       }
     });
   }

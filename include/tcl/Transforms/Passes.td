@@ -308,6 +308,24 @@ def MapToGPU : Pass<"tcl-map-to-gpu", "ModuleOp"> {
                            "::mlir::transform::TransformDialect"];
 }
 
+def EmulateGpuLoops : Pass<"tcl-emulate-gpu-loops", "ModuleOp"> {
+  let summary = "Runs loops mapped onto GPU blocks and threads on the host";
+  let description = [{
+    After bufferization, in place of tcl-map-to-gpu: loops mapped onto GPU
+    blocks and threads lose their mapping, so the host runs every block and
+    thread one after another. Then the x86 pipeline lowers the module. What GPU
+    schedules compute can so be checked on a machine without a GPU; not
+    their speed, nor a race between the threads of one thread loop (the
+    loops of a block run in order, as the barrier that follows each on a
+    GPU orders them).
+
+    It checks what tcl-map-to-gpu checks first (writes outside a block's
+    thread loops, buffers shared by a block's threads, thread loops of
+    dynamic trip count) and fails with the same errors.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def GpuHostMemory : Pass<"tcl-gpu-host-memory", "ModuleOp"> {
   let summary = "Gives the kernels of a GPU module device buffers";
   let description = [{

@@ -53,6 +53,10 @@ struct LoweringOptions {
   /// Count the time of every call of a loop nest in the code itself
   /// (tcl-profile-nests; CPU targets only).
   bool profile = false;
+  /// For a GPU platform: its schedules, run on this host's CPU (each block
+  /// and thread one after another, tcl-emulate-gpu-loops) by the x86
+  /// pipeline, to check what they compute without a GPU.
+  bool emulateGpu = false;
 };
 
 /// Adds the x86 lowering pipeline to `pm` (anchored on builtin.module):
@@ -60,7 +64,8 @@ struct LoweringOptions {
 /// return results through out-params, temporaries are deallocated), lower
 /// vectors to FMAs and loads, parallel loops to OpenMP, and convert everything
 /// to the LLVM dialect with the platform's target attributes. A GPU target is
-/// refused when the pipeline runs (tcl-set-target-attributes).
+/// refused when the pipeline runs (tcl-set-target-attributes), unless
+/// `options.emulateGpu` asks for its schedules on this host.
 void buildLowerToLLVMPipeline(OpPassManager &pm,
                               const LoweringOptions &options);
 
