@@ -111,6 +111,16 @@ gemm_kit _64x64_4x4_k4 "tile [64, 64, 0]" "$blocks" "tile [4, 4, 0]" \
   "$threads" "tile [0, 0, 4]" "${registers[@]}"
 gemm_kit _128x64_8x4_k4 "tile [128, 64, 0]" "$blocks" "tile [8, 4, 0]" \
   "$threads" "tile [0, 0, 4]" "${registers[@]}"
+# The block's tiles of A and B in shared memory, steps of 8 or 16 along k
+# (pad on a GPU: tcl-promote-gpu-operands), the register tile as above.
+for step in 8 16; do
+  gemm_kit "_128x128_8x8_shared_k$step" "tile [128, 128, 0]" "$blocks" \
+    "tile [8, 8, 0]" "$threads" "tile [0, 0, $step]" "pad [0, 1]" \
+    "tile [0, 0, 1]" "${registers[@]}"
+done
+gemm_kit _64x64_4x4_shared_k16 "tile [64, 64, 0]" "$blocks" \
+  "tile [4, 4, 0]" "$threads" "tile [0, 0, 16]" "pad [0, 1]" \
+  "tile [0, 0, 1]" "${registers[@]}"
 
 # A convolution, ResNet's 3x3 128->128 at 56x56 (NHWC, its input padded
 # already; data made there with PyTorch's reference), under its default

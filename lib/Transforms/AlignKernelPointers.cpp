@@ -25,6 +25,10 @@ using namespace mlir::tcl;
 namespace {
 /// cuMemAlloc's alignment of every allocation.
 constexpr int64_t kDeviceAllocationAlignment = 256;
+/// Shared memory's: that of a 128-bit load.
+constexpr int64_t kSharedMemoryAlignment = 16;
+/// NVPTX's address space of shared memory.
+constexpr unsigned kSharedAddressSpace = 3;
 
 struct AlignKernelPointers
     : public tcl::impl::AlignKernelPointersBase<AlignKernelPointers> {
@@ -40,6 +44,10 @@ struct AlignKernelPointers
           kernel.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
                             alignment);
     }
+    for (auto global : getOperation().getOps<LLVM::GlobalOp>())
+      if (global.getAddrSpace() == kSharedAddressSpace &&
+          global.getAlignment().value_or(0) < kSharedMemoryAlignment)
+        global.setAlignment(kSharedMemoryAlignment);
   }
 };
 } // namespace

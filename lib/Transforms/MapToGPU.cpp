@@ -134,6 +134,14 @@ bool mlir::tcl::isGpuThreadPrivate(Value alloc) {
   return false;
 }
 
+/// Whether `alloc` is a static buffer in GPU shared memory.
+static bool isWorkgroupBuffer(memref::AllocOp alloc) {
+  auto space =
+      dyn_cast_or_null<gpu::AddressSpaceAttr>(alloc.getType().getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup &&
+         alloc.getType().hasStaticShape();
+}
+
 /// Checks that every write in `blockLoop` is inside a thread loop, when it
 /// has any (else the block has one thread and everything is its), and that
 /// it allocates no memory on the heap: buffers private to a thread are on
@@ -145,9 +153,13 @@ static LogicalResult checkBlockLoop(scf::ForallOp blockLoop) {
     // loops may allocate them.)
     if (alloc.getType().hasStaticShape() && isGpuThreadPrivate(alloc))
       return WalkResult::advance();
+    // (Shared memory, from tcl-promote-gpu-operands.)
+    if (isWorkgroupBuffer(alloc))
+      return WalkResult::advance();
     alloc.emitError() << describe(alloc)
                       << " allocates a buffer in a GPU kernel that its "
-                         "threads share; shared memory is not supported yet";
+                         "threads share outside shared memory (only a GPU "
+                         "schedule's pad puts buffers there)";
     return WalkResult::interrupt();
   });
   if (allocates.wasInterrupted())
@@ -340,6 +352,18 @@ struct MapToGPUPass : public tcl::impl::MapToGPUBase<MapToGPUPass> {
     payloadRoot->walk([](gpu::LaunchOp launch) {
       launch->removeAttr(kBlockLoopAttrName);
       launch.walk([](Operation *op) { op->removeAttr(kBlockLoopAttrName); });
+      // Shared memory: the kernel's workgroup attributions.
+      SmallVector<memref::AllocOp> shared;
+      launch.walk([&](memref::AllocOp alloc) {
+        if (isWorkgroupBuffer(alloc))
+          shared.push_back(alloc);
+      });
+      for (memref::AllocOp alloc : shared) {
+        BlockArgument buffer =
+            launch.addWorkgroupAttribution(alloc.getType(), alloc.getLoc());
+        alloc.replaceAllUsesWith(buffer);
+        alloc.erase();
+      }
     });
     return result;
   }

@@ -143,6 +143,9 @@ void mlir::tcl::buildLowerToLLVMPipeline(OpPassManager &pm,
   if (options.emulateGpu &&
       options.platform.getTarget().kind == TargetKind::GPU) {
     addGpuCopyCleanup(pm);
+    PromoteGpuOperandsOptions promote;
+    promote.emulated = true;
+    pm.addPass(createPromoteGpuOperands(promote));
     pm.addPass(createEmulateGpuLoops());
     LoweringOptions host = options;
     host.platform = Platform::host();
@@ -227,6 +230,8 @@ void mlir::tcl::buildLowerToNVVMPipeline(OpPassManager &pm,
       bufferization::createPromoteBuffersToStackPass(isGpuThreadPrivate));
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
+  // (After deallocation, which would free shared memory.)
+  pm.addPass(createPromoteGpuOperands());
   pm.addPass(createMapToGPU());
   pm.addPass(createGpuHostMemory());
   pm.addPass(createCanonicalizerPass());

@@ -81,20 +81,6 @@ static ArrayAttr getForallMapping(MLIRContext *ctx, const TileLevel &level) {
 // Transform sequence emission
 //===----------------------------------------------------------------------===//
 
-/// Whether the padding of `op`'s input is worth folding into its tiles: a
-/// depthwise convolution or a pooling does a tap's few operations for each
-/// input element, so the padded copy costs as much as the op (Zen 4, 1
-/// thread, folded vs not: depthwise 3x3/2 96 @112 18-20 -> 42-45 GFLOP/s).
-/// Not a full or grouped convolution: beside its many multiply-adds for
-/// each element the copy is cheap, and tiles that pad themselves at every
-/// tap cost more than it (ResNet-18's 7x7/2 stem 83-96 vs 103-110 GFLOP/s,
-/// a grouped 3x3/2 of 16 groups of 8 channels @56 52-53 vs 62-63).
-bool mlir::tcl::isPaddingWorthFolding(Operation *op) {
-  return isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
-             linalg::PoolingNhwcSumOp>(op) &&
-         op->getOperand(0).getDefiningOp<tensor::PadOp>();
-}
-
 namespace {
 class TransformEmitter {
 public:
@@ -436,6 +422,12 @@ transform::PadOp TransformEmitter::padAnchor(Location loc,
 
 LogicalResult TransformEmitter::emitPad(tcl::PadOp op,
                                         const ScheduleState &before) {
+  // On a GPU: the steps' loop, for tcl-promote-gpu-operands.
+  if (before.isGpuMapped()) {
+    b.create<transform::AnnotateOp>(op.getLoc(), levelLoops.back().back(),
+                                    kSharedInputsAttrName, /*param=*/Value());
+    return success();
+  }
   int64_t numOperands = instance.anchor->getNumOperands();
   for (int64_t operand : op.getOperands())
     if (operand >= numOperands)
@@ -705,15 +697,9 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
               // innermost first (a convolution's kernel rows and columns
               // around its input channels: the stem's 3 input channels
               // reloaded the accumulators every 3 steps).
-              unsigned lastIndex = finalState.levels.size() - 1;
-              const TileLevel &last = finalState.levels.back();
               SmallVector<Value> loops;
-              SmallVector<int64_t> loopDims = last.loopDims();
-              for (int64_t dim : llvm::reverse(loopDims)) {
-                if (last.kinds[dim] != LoopKind::Reduction)
-                  break;
-                loops.push_back(getLoop(lastIndex, dim));
-              }
+              for (auto [level, dim] : finalState.getAccumulatorLoops())
+                loops.push_back(getLoop(level, dim));
               for (Value loop : loops)
                 b.create<transform::ApplyLoopInvariantCodeMotionOp>(loc, loop);
               b.create<transform::ApplyCommonSubexpressionEliminationOp>(loc,

@@ -8,6 +8,7 @@
 #include "PaddedSlices.h"
 #include "VectorPieces.h"
 #include "tcl/Support/GroupedConv.h"
+#include "tcl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,6 +26,20 @@
 
 using namespace mlir;
 using namespace mlir::tcl;
+
+/// Whether the padding of `op`'s input is worth folding into its tiles: a
+/// depthwise convolution or a pooling does a tap's few operations for each
+/// input element, so the padded copy costs as much as the op (Zen 4, 1
+/// thread, folded vs not: depthwise 3x3/2 96 @112 18-20 -> 42-45 GFLOP/s).
+/// Not a full or grouped convolution: beside its many multiply-adds for
+/// each element the copy is cheap, and tiles that pad themselves at every
+/// tap cost more than it (ResNet-18's 7x7/2 stem 83-96 vs 103-110 GFLOP/s,
+/// a grouped 3x3/2 of 16 groups of 8 channels @56 52-53 vs 62-63).
+bool mlir::tcl::isPaddingWorthFolding(Operation *op) {
+  return isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
+             linalg::PoolingNhwcSumOp>(op) &&
+         op->getOperand(0).getDefiningOp<tensor::PadOp>();
+}
 
 /// `type` without dimensions `dims` (all of extent 1).
 static RankedTensorType dropUnitDims(RankedTensorType type,

@@ -20,12 +20,17 @@ enum MatmulKnob { kParallel = 0, kOrder, kPackB, kUnroll };
 const int64_t kMatmulOrders[][3] = {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}};
 enum WindowKnob { kWindowParallel = 0 };
 enum GenericKnob { kGenericParallel = 0, kVectorize };
-enum GpuKnob { kGpuUnroll = 0, kGpuRegisters };
+enum GpuKnob { kGpuUnroll = 0, kGpuRegisters, kGpuShared };
 /// A GPU matmul's register tile (knob `registers`): at most this many
 /// accumulators a thread, and this many elements in its vectorized step
 /// (accumulators times the k step); a larger tile stays scalar, since its
 /// accumulators would spill.
 constexpr int64_t kMaxGpuAccumulators = 64, kMaxGpuRegisterStep = 256;
+/// Shared memory a block may have without opting in (its inputs' tiles of
+/// a step, knob `shared`); a larger step keeps its tiles in global memory.
+constexpr int64_t kMaxGpuSharedBytes = 48 * 1024;
+/// Elements tcl-promote-gpu-operands pads each shared row by.
+constexpr int64_t kGpuSharedRowPadding = 4;
 /// Loops a GPU sketch maps onto blocks and onto threads: the innermost
 /// parallel ones (a grid has 3 dimensions; threads x and y).
 constexpr unsigned kGpuBlockLoops = 3, kGpuThreadLoops = 2;
@@ -148,6 +153,10 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
     if (info->anchorClass == AnchorClass::Matmul ||
         info->anchorClass == AnchorClass::BatchMatmul) {
       space->knobNames.push_back("registers");
+      space->knobChoices.push_back({0, 1});
+      // And, with a register tile, read the block's tiles of the inputs
+      // from shared memory, a step of k at a time.
+      space->knobNames.push_back("shared");
       space->knobChoices.push_back({0, 1});
     }
     return space;
@@ -402,6 +411,21 @@ bool SearchSpace::isWellFormed(const Genome &genome) const {
   return innermost <= kMaxInnermostTile;
 }
 
+int64_t SearchSpace::getGpuSharedBytes(const Genome &genome) const {
+  // A matmul's loops: [batch...,] m, n, k. Per step of k, A's tile is
+  // batch x m and B's batch x n, each row padded.
+  size_t numDims = extents.size();
+  if (numDims < 3)
+    return 0;
+  int64_t batch = 1;
+  for (size_t dim = 0; dim + 3 < numDims; ++dim)
+    batch *= genome.tiles[0][dim];
+  int64_t rows = genome.tiles[0][numDims - 3] + kGpuSharedRowPadding;
+  int64_t columns = genome.tiles[0][numDims - 2] + kGpuSharedRowPadding;
+  return genome.tiles[2][numDims - 1] * batch * (rows + columns) *
+         static_cast<int64_t>(sizeof(float));
+}
+
 int64_t SearchSpace::getGpuThreadsPerBlock(const Genome &genome) const {
   int64_t threads = 1;
   for (size_t dim = 0; dim < extents.size(); ++dim)
@@ -443,10 +467,23 @@ void SearchSpace::buildGpu(OpBuilder &b, Location loc,
     if (loopKinds[dim] == 'p')
       accumulators *= genome.tiles[2][dim];
   }
+  // With the step's tiles of A and B in shared memory (pad on a GPU), the
+  // register tile takes one k at a time.
+  bool shared = innermostReduction && genome.knobs.size() > kGpuShared &&
+                genome.knobs[kGpuShared] &&
+                getGpuSharedBytes(genome) <= kMaxGpuSharedBytes;
+  if (shared)
+    step = accumulators;
   if (genome.knobs.size() > kGpuRegisters && genome.knobs[kGpuRegisters] &&
       accumulators <= kMaxGpuAccumulators && step <= kMaxGpuRegisterStep) {
     if (innermostReduction)
       b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
+    if (shared) {
+      b.create<PadOp>(loc, b.getDenseI64ArrayAttr({0, 1}), IntegerAttr());
+      SmallVector<int64_t> single(extents.size(), 0);
+      single[*innermostReduction] = 1;
+      b.create<TileOp>(loc, b.getDenseI64ArrayAttr(single));
+    }
     b.create<VectorizeOp>(loc);
     if (innermostReduction)
       b.create<HoistAccumulatorsOp>(loc);

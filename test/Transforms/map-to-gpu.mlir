@@ -77,7 +77,7 @@ func.func @block_level_write(%in: memref<64x64xf32>, %out: memref<64x64xf32>) {
 
 func.func @shared_buffer(%in: memref<64x64xf32>, %out: memref<64x64xf32>) {
   scf.forall (%bi) in (4) {
-    // expected-error @below {{'memref.alloc' allocates a buffer in a GPU kernel that its threads share; shared memory is not supported yet}}
+    // expected-error @below {{'memref.alloc' allocates a buffer in a GPU kernel that its threads share outside shared memory (only a GPU schedule's pad puts buffers there)}}
     %tmp = memref.alloc() : memref<16x64xf32>
     scf.forall (%ti) in (16) {
       %t = memref.subview %tmp[%ti, 0] [1, 64] [1, 1] : memref<16x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
@@ -95,5 +95,32 @@ func.func @host_store(%out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   // expected-error @below {{'memref.store' would run on the host: it is in no GPU kernel}}
   memref.store %zero, %out[%c0] : memref<4xf32>
+  return
+}
+
+// -----
+
+// A buffer in GPU shared memory (tcl-promote-gpu-operands) becomes a
+// workgroup attribution of the kernel.
+// CHECK-LABEL: func.func @shared
+//       CHECK:   gpu.launch {{.*}} workgroup(%[[SHARED:.*]] : memref<32xf32, #gpu.address_space<workgroup>>)
+//   CHECK-NOT:     memref.alloc
+//       CHECK:     memref.store {{.*}}, %[[SHARED]]
+//       CHECK:     gpu.barrier
+//       CHECK:     memref.load %[[SHARED]]
+func.func @shared(%in: memref<64xf32>, %out: memref<64xf32>) {
+  scf.forall (%b) in (2) {
+    %shared = memref.alloc() : memref<32xf32, #gpu.address_space<workgroup>>
+    %base = affine.apply affine_map<(d) -> (d * 32)>(%b)
+    scf.forall (%t) in (32) {
+      %i = affine.apply affine_map<(d)[s] -> (d + s)>(%t)[%base]
+      %v = memref.load %in[%i] : memref<64xf32>
+      memref.store %v, %shared[%t] : memref<32xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %r = affine.apply affine_map<(d) -> (31 - d)>(%t)
+      %w = memref.load %shared[%r] : memref<32xf32, #gpu.address_space<workgroup>>
+      memref.store %w, %out[%i] : memref<64xf32>
+    } {mapping = [#gpu.thread<x>]}
+  } {mapping = [#gpu.block<x>]}
   return
 }

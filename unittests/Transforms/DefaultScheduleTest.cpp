@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Transforms/DefaultSchedule.h"
+#include "../Support/PlainLoops.h"
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Cuda/Driver.h"
 #include "tcl/Runtime/Kernel.h"
@@ -283,18 +284,9 @@ TEST_P(GpuDefaultScheduleTest, ComputesWhatPlainLoopsComputeOnTheGpu) {
     GTEST_SKIP() << llvm::toString(scheduled.takeError());
   }
   ASSERT_TRUE(bool(scheduled)) << llvm::toString(scheduled.takeError());
-  auto naive =
-      Kernel::jit(opCase.source, "f", LoweringOptions(Platform::host(), false));
-  ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
-  std::vector<Buffer> inputs =
-      scheduled->getSignature().makeRandomInputs(/*seed=*/42);
-  std::vector<Buffer> fast = scheduled->getSignature().makeOutputs();
-  std::vector<Buffer> slow = naive->getSignature().makeOutputs();
-  llvm::Error gpuRun = scheduled->run(inputs, fast);
-  ASSERT_FALSE(bool(gpuRun)) << llvm::toString(std::move(gpuRun));
-  ASSERT_FALSE(bool(naive->run(inputs, slow)));
-  EXPECT_LT(maxRelativeError(fast, slow), 1e-3f)
-      << opCase.name << " on " << device.name;
+  test::expectMatchesPlainLoops(*scheduled, opCase.source, "f", /*seed=*/42,
+                                std::string(opCase.name) + " on " +
+                                    device.name);
 }
 
 // The same, emulated on this host's CPU (tcl-emulate-gpu-loops): each
@@ -305,16 +297,8 @@ TEST_P(GpuDefaultScheduleTest, ComputesWhatPlainLoopsComputeEmulated) {
   emulated.emulateGpu = true;
   auto scheduled = Kernel::jit(opCase.source, "f", emulated);
   ASSERT_TRUE(bool(scheduled)) << llvm::toString(scheduled.takeError());
-  auto naive =
-      Kernel::jit(opCase.source, "f", LoweringOptions(Platform::host(), false));
-  ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
-  std::vector<Buffer> inputs =
-      scheduled->getSignature().makeRandomInputs(/*seed=*/42);
-  std::vector<Buffer> fast = scheduled->getSignature().makeOutputs();
-  std::vector<Buffer> slow = naive->getSignature().makeOutputs();
-  ASSERT_FALSE(bool(scheduled->run(inputs, fast)));
-  ASSERT_FALSE(bool(naive->run(inputs, slow)));
-  EXPECT_LT(maxRelativeError(fast, slow), 1e-3f) << opCase.name;
+  test::expectMatchesPlainLoops(*scheduled, opCase.source, "f", /*seed=*/42,
+                                opCase.name);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllClasses, GpuDefaultScheduleTest,

@@ -19,6 +19,7 @@
 #include "tcl/Tuning/TunedSchedules.h"
 #include "tcl/Tuning/Tuner.h"
 
+#include "../Support/PlainLoops.h"
 #include "../Support/TclTest.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -134,8 +135,8 @@ protected:
     return genomes;
   }
   /// Runs the module `text` (its one function) for the GPU `platform` on
-  /// this host (LoweringOptions::emulateGpu) and as plain loops, on the
-  /// same random inputs: the outputs must agree.
+  /// this host (LoweringOptions::emulateGpu): it must compute what plain
+  /// loops compute.
   void expectEmulationMatchesPlainLoops(llvm::StringRef text,
                                         const Platform &platform,
                                         const std::string &what) {
@@ -148,18 +149,7 @@ protected:
     auto scheduled = Kernel::jit(text, entry, emulated);
     ASSERT_TRUE(bool(scheduled))
         << what << ": " << llvm::toString(scheduled.takeError());
-    auto naiveText = stripSchedules(text);
-    ASSERT_TRUE(bool(naiveText)) << llvm::toString(naiveText.takeError());
-    auto naive = Kernel::jit(*naiveText, entry,
-                             LoweringOptions(Platform::host(), false));
-    ASSERT_TRUE(bool(naive)) << llvm::toString(naive.takeError());
-    std::vector<Buffer> inputs =
-        scheduled->getSignature().makeRandomInputs(/*seed=*/5);
-    std::vector<Buffer> gpuOutputs = scheduled->getSignature().makeOutputs();
-    std::vector<Buffer> expected = naive->getSignature().makeOutputs();
-    EXPECT_FALSE(bool(scheduled->run(inputs, gpuOutputs)));
-    EXPECT_FALSE(bool(naive->run(inputs, expected)));
-    EXPECT_LE(maxRelativeError(gpuOutputs, expected), kOutputTolerance) << what;
+    test::expectMatchesPlainLoops(*scheduled, text, entry, /*seed=*/5, what);
   }
   /// Tunes kMatmul with resume on the database at `path` (fake
   /// measurements, defined below).
@@ -256,7 +246,7 @@ TEST_F(SearchTest, GpuMatmulRegisterTiles) {
   auto space = SearchSpace::create(matmul, gpu, /*hasEpilogue=*/false);
   ASSERT_TRUE(space);
   ASSERT_EQ(space->getKnobNames().vec(),
-            (std::vector<std::string>{"unroll", "registers"}));
+            (std::vector<std::string>{"unroll", "registers", "shared"}));
   auto schedule = [&](llvm::StringRef genomeText) {
     std::optional<Genome> genome = Genome::parse(genomeText);
     EXPECT_TRUE(genome && space->isWellFormed(*genome)) << genomeText.str();
@@ -270,14 +260,14 @@ TEST_F(SearchTest, GpuMatmulRegisterTiles) {
     return text;
   };
   // 8 x 8 outputs a thread (blocks of 32 x 32), k in steps of 1.
-  std::string registers = schedule("32,32,128|8,8,128|8,8,1;1,1");
+  std::string registers = schedule("32,32,128|8,8,128|8,8,1;1,1,0");
   EXPECT_NE(registers.find("tcl.sched.vectorize"), std::string::npos)
       << registers;
   EXPECT_NE(registers.find("tcl.sched.hoist_accumulators"), std::string::npos)
       << registers;
   // 16 x 8 outputs: too many accumulators; and the knob off.
   for (const char *scalar :
-       {"32,32,128|16,8,128|16,8,1;1,1", "32,32,128|8,8,128|8,8,1;1,0"})
+       {"32,32,128|16,8,128|16,8,1;1,1,0", "32,32,128|8,8,128|8,8,1;1,0,0"})
     EXPECT_EQ(schedule(scalar).find("vectorize"), std::string::npos) << scalar;
 
   // The register tile lowers to PTX with the matmul as its task.
@@ -286,7 +276,7 @@ TEST_F(SearchTest, GpuMatmulRegisterTiles) {
   });
   OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
   space->build(builder, UnknownLoc::get(&context), "t",
-               *Genome::parse("32,32,128|8,8,128|8,8,1;1,1"));
+               *Genome::parse("32,32,128|8,8,128|8,8,1;1,1,0"));
   PassManager pm(&context);
   buildLowerToNVVMPipeline(pm, LoweringOptions(gpu), "");
   EXPECT_TRUE(succeeded(pm.run(*module)));
@@ -298,6 +288,67 @@ TEST_F(SearchTest, GpuMatmulRegisterTiles) {
     EXPECT_EQ(convSpace->getKnobNames().vec(),
               std::vector<std::string>{"unroll"});
   });
+}
+
+/// A GPU matmul's `shared` knob (with a register tile): each step of k
+/// copies the block's tiles of A and B into shared memory (pad [0, 1]) and
+/// the register tile takes one k at a time; the program lowers to PTX and,
+/// emulated on this host, computes what plain loops compute. A step whose
+/// tiles would take more than 48 KiB of shared memory, or the knob off,
+/// reads global memory.
+TEST_F(SearchTest, GpuMatmulSharedTiles) {
+  Platform gpu(*lookupTargetArch("nvptx-sm90"));
+  OwningOpRef<ModuleOp> module = parse(kMatmul);
+  ASSERT_TRUE(module);
+  linalg::MatmulOp matmul;
+  module->walk([&](linalg::MatmulOp op) { matmul = op; });
+  auto space = SearchSpace::create(matmul, gpu, /*hasEpilogue=*/false);
+  ASSERT_TRUE(space);
+  auto build = [&](ModuleOp into, llvm::StringRef genomeText) {
+    std::optional<Genome> genome = Genome::parse(genomeText);
+    EXPECT_TRUE(genome && space->isWellFormed(*genome)) << genomeText.str();
+    OpBuilder builder = OpBuilder::atBlockEnd(into.getBody());
+    return space->build(builder, UnknownLoc::get(&context), "t", *genome);
+  };
+  auto hasPad = [](ScheduleOp schedule) {
+    return llvm::any_of(schedule.getBody().front(),
+                        [](Operation &op) { return isa<tcl::PadOp>(op); });
+  };
+  // 32 x 32 blocks, 8 x 8 a thread, steps of 16: 16 * 2 * 36 * 4 bytes.
+  const char *sharedGenome = "32,32,128|8,8,128|8,8,16;1,1,1";
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+  EXPECT_TRUE(hasPad(build(*scratch, sharedGenome)));
+  EXPECT_TRUE(verifies(*space, *Genome::parse(sharedGenome)));
+  EXPECT_FALSE(hasPad(build(*scratch, "32,32,128|8,8,128|8,8,16;1,1,0")));
+  // 128 x 128 blocks and steps of 64: 64 * (132 + 132) * 4 bytes > 48 KiB.
+  OwningOpRef<ModuleOp> large = parse(R"mlir(
+func.func @f(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<256x128xf32>, tensor<128x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+)mlir");
+  ASSERT_TRUE(large);
+  large->walk([&](linalg::MatmulOp op) { matmul = op; });
+  auto largeSpace = SearchSpace::create(matmul, gpu, /*hasEpilogue=*/false);
+  ASSERT_TRUE(largeSpace);
+  std::optional<Genome> tooLarge =
+      Genome::parse("128,128,128|8,8,128|8,8,64;1,1,1");
+  ASSERT_TRUE(tooLarge && largeSpace->isWellFormed(*tooLarge));
+  OpBuilder largeBuilder = OpBuilder::atBlockEnd(scratch->getBody());
+  EXPECT_FALSE(hasPad(largeSpace->build(largeBuilder, UnknownLoc::get(&context),
+                                        "t", *tooLarge)));
+
+  module->walk([&](linalg::MatmulOp op) {
+    op->setAttr(kTaskAttrName, StringAttr::get(&context, "t"));
+  });
+  build(*module, sharedGenome);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  PassManager pm(&context);
+  buildLowerToNVVMPipeline(pm, LoweringOptions(gpu), "");
+  EXPECT_TRUE(succeeded(pm.run(*module)));
+  expectEmulationMatchesPlainLoops(text, gpu, sharedGenome);
 }
 
 /// A cache level that tiles k alone packs no B panel: a copy hoisted out of

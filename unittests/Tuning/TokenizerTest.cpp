@@ -423,3 +423,40 @@ tcl.sched.schedule task "c" anchor "linalg.conv_2d_nhwc_hwcf" target "x86-sse42"
 }
 
 } // namespace
+
+// On a GPU, a matmul's inputs in shared memory are a pad token (two
+// operands, no hoist) between the steps' level (sequential) and the
+// register tile's: the cost model reads them as it reads CPU packing.
+TEST_F(TokenizerTest, GpuSharedMemoryIsAPadToken) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @mm(%a: tensor<256x128xf32>, %b: tensor<128x64xf32>, %c: tensor<256x64xf32>) -> tensor<256x64xf32> {
+  %0 = linalg.matmul {tcl.task = "mm"} ins(%a, %b : tensor<256x128xf32>, tensor<128x64xf32>) outs(%c : tensor<256x64xf32>) -> tensor<256x64xf32>
+  return %0 : tensor<256x64xf32>
+}
+tcl.sched.schedule task "mm" anchor "linalg.matmul" target "nvptx-sm90"
+    loops [256 parallel, 64 parallel, 128 reduction] {
+  tcl.sched.tile [64, 64, 0]
+  tcl.sched.parallelize blocks
+  tcl.sched.tile [4, 4, 0]
+  tcl.sched.parallelize threads
+  tcl.sched.tile [0, 0, 16]
+  tcl.sched.pad [0, 1]
+  tcl.sched.tile [0, 0, 1]
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+}
+)mlir");
+  ASSERT_TRUE(module);
+  FailureOr<TaskFeatures> task = TaskFeatures::fromAnchor(getAnchor(*module));
+  ASSERT_TRUE(succeeded(task));
+  FailureOr<std::vector<float>> matrix =
+      Tokenizer(/*maxLength=*/12).tokenize(getSchedule(*module), *task);
+  ASSERT_TRUE(succeeded(matrix));
+  const unsigned pad = static_cast<unsigned>(PrimitiveKind::Pad);
+  EXPECT_EQ(at(*matrix, 4, kScalar + 5), 0); // the steps: sequential
+  EXPECT_EQ(at(*matrix, 5, pad), 1);
+  EXPECT_EQ(at(*matrix, 5, kScalar + 2), 2); // padded operands
+  EXPECT_EQ(at(*matrix, 5, kScalar + 3), 0); // hoisted loops
+  EXPECT_EQ(at(*matrix, 6, static_cast<unsigned>(PrimitiveKind::Tile)), 1);
+  EXPECT_EQ(at(*matrix, 0, kHardware + 5), 1); // GPU flag
+}

@@ -47,6 +47,12 @@ bool isGpuThreadPrivate(Value alloc);
 inline constexpr llvm::StringLiteral kWinogradOutputAttrName =
     "tcl.winograd_output";
 
+/// Marks the loop whose steps a GPU schedule's `pad` puts in shared memory
+/// (the block's tiles of the matmul's inputs at each step), for
+/// tcl-promote-gpu-operands.
+inline constexpr llvm::StringLiteral kSharedInputsAttrName =
+    "tcl.shared_inputs";
+
 /// The task whose schedule made the loops under `nest`: the first
 /// `tcl.task_nest` (on the loops a schedule made) or `tcl.task` (on an
 /// anchor left unscheduled) found inside; null for leftover ops. Outlined

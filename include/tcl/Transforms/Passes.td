@@ -301,11 +301,52 @@ def MapToGPU : Pass<"tcl-map-to-gpu", "ModuleOp"> {
     writes memory outside every kernel (it would run on the host, on device
     memory), or in a block loop that has thread loops but outside them (it
     would run once per thread), or a buffer a block's threads would share
-    (shared memory is not supported yet) is an error that names it and its
-    task.
+    outside GPU shared memory is an error that names it and its task. A
+    static buffer in shared memory (tcl-promote-gpu-operands) becomes a
+    workgroup attribution of the kernel.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::transform::TransformDialect"];
+}
+
+def PromoteGpuOperands : Pass<"tcl-promote-gpu-operands", "ModuleOp"> {
+  let summary = "Copies the block's tiles of a matmul's inputs to shared memory";
+  let description = [{
+    After bufferization, for each loop a GPU schedule's `pad` marked (the
+    steps of the reduction inside a thread loop, `tcl.shared_inputs`): at
+    the start of each step, the block's threads copy the block's tiles of
+    the inputs they read there (the union of all threads' tiles: the
+    block's extent along the dimensions the thread level splits, the step's
+    along the others) into shared memory, each thread every n-th element
+    (n threads; neighbouring threads copy neighbouring elements), then
+    wait at a barrier; the threads' reads then read the shared tiles, and a
+    barrier ends each step. The tile's stepped dimensions come first in the
+    shared buffer (a matmul's A transposed: a thread's rows are then
+    contiguous), and its rows are padded by 4 elements (no bank conflicts
+    on the transposed writes; 16-byte aligned rows). The buffer is a
+    `memref.alloc` in GPU workgroup memory before the thread loop, which
+    tcl-map-to-gpu turns into a workgroup attribution of the kernel.
+
+    With `emulated` (tcl-emulate-gpu-loops runs the threads one after
+    another), each thread copies the whole tile into a buffer of its own
+    and there are no barriers.
+
+    The inputs are the buffers read in the loop through views from outside
+    the thread loop that nothing in the loop writes (the output, read back
+    as the accumulator when it is not kept in registers, stays where it
+    is). A loop whose inputs cannot be so copied is an error that names the
+    task and why: not inside a thread loop, inputs read through strided or
+    rank-reducing views, no input at all.
+  }];
+  let options = [
+    Option<"emulated", "emulated", "bool", /*default=*/"false",
+           "For tcl-emulate-gpu-loops: each thread copies the whole tile "
+           "into host memory of its own, without barriers">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def EmulateGpuLoops : Pass<"tcl-emulate-gpu-loops", "ModuleOp"> {
@@ -375,6 +416,11 @@ def AlignKernelPointers
     thread's neighbouring elements into 128-bit loads and stores
     (`ld.global.v4.f32`): a quarter of the load instructions, and fewer
     cache wavefronts when a warp's threads each read a short row.
+
+    The module's shared memory (the globals of workgroup attributions,
+    address space 3) is aligned to 16 bytes, which its 128-bit loads need:
+    its rows are 16-byte multiples (tcl-promote-gpu-operands), but the
+    lowering declares the arrays 4-byte aligned.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -117,6 +117,9 @@ private:
              std::mt19937_64 &rng) const;
   /// GPU sketches: the threads of a block (block tiles / thread tiles).
   int64_t getGpuThreadsPerBlock(const Genome &genome) const;
+  /// GPU matmul sketches: the bytes of shared memory the block's tiles of
+  /// A and B at one step of k take (knob `shared`).
+  int64_t getGpuSharedBytes(const Genome &genome) const;
   /// GPU sketches: the schedule of `genome`.
   void buildGpu(OpBuilder &b, Location loc, const Genome &genome) const;
 

@@ -152,3 +152,72 @@ tcl.sched.schedule task "t" anchor "linalg.matmul" target "nvptx-sm90"
   tcl.sched.unroll level 2 dim 2 by 4
   tcl.sched.tile [0, 0, 2]
 }
+
+// -----
+
+// On a GPU, pad puts a matmul's inputs in shared memory at each step of a
+// sequential level of reductions inside the thread level.
+// CHECK-LABEL: tcl.sched.schedule task "shared"
+//       CHECK:   tcl.sched.pad [0, 1]
+tcl.sched.schedule task "shared" anchor "linalg.matmul" target "nvptx-sm90"
+    loops [64 parallel, 96 parallel, 128 reduction] {
+  tcl.sched.tile [32, 32, 0]
+  tcl.sched.parallelize blocks
+  tcl.sched.tile [4, 4, 0]
+  tcl.sched.parallelize threads
+  tcl.sched.tile [0, 0, 16]
+  tcl.sched.pad [0, 1]
+  tcl.sched.tile [0, 0, 1]
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+}
+
+// -----
+
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "nvptx-sm90"
+    loops [64 parallel, 96 parallel, 128 reduction] {
+  tcl.sched.tile [32, 32, 0]
+  tcl.sched.parallelize blocks
+  tcl.sched.tile [4, 4, 0]
+  tcl.sched.parallelize threads
+  tcl.sched.tile [0, 0, 16]
+  // expected-error @below {{on a GPU, pads both inputs of the matmul into shared memory: list [0, 1], got [1]}}
+  tcl.sched.pad [1]
+}
+
+// -----
+
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "nvptx-sm90"
+    loops [64 parallel, 96 parallel, 128 reduction] {
+  tcl.sched.tile [32, 32, 0]
+  tcl.sched.parallelize blocks
+  tcl.sched.tile [4, 4, 16]
+  // expected-error @below {{on a GPU, follows a sequential tile level inside the thread level that tiles the reduction only: its steps are the tiles that go to shared memory}}
+  tcl.sched.pad [0, 1]
+}
+
+// -----
+
+tcl.sched.schedule task "t" anchor "linalg.matmul" target "nvptx-sm90"
+    loops [64 parallel, 96 parallel, 128 reduction] {
+  tcl.sched.tile [32, 32, 0]
+  tcl.sched.parallelize blocks
+  tcl.sched.tile [4, 4, 0]
+  tcl.sched.parallelize threads
+  tcl.sched.tile [0, 0, 16]
+  // expected-error @below {{on a GPU, copies into shared memory at each step of its level; there is no hoist}}
+  tcl.sched.pad [0, 1] hoist 1
+}
+
+// -----
+
+tcl.sched.schedule task "t" anchor "linalg.conv_2d_nhwc_hwcf" target "nvptx-sm90"
+    loops [1 parallel, 8 parallel, 8 parallel, 16 parallel, 3 reduction, 3 reduction, 8 reduction] {
+  tcl.sched.tile [0, 4, 4, 16, 0, 0, 0]
+  tcl.sched.parallelize blocks
+  tcl.sched.tile [0, 1, 1, 4, 0, 0, 0]
+  tcl.sched.parallelize threads
+  tcl.sched.tile [0, 0, 0, 0, 1, 1, 8]
+  // expected-error @below {{on a GPU, pads (into shared memory) the inputs of a matmul or batch matmul only, not of linalg.conv_2d_nhwc_hwcf}}
+  tcl.sched.pad [0, 1]
+}

@@ -125,6 +125,25 @@ bool ScheduleState::isGpuMapped() const {
          findParallelLevel(ParallelMapping::GpuThreads);
 }
 
+SmallVector<std::pair<unsigned, int64_t>>
+ScheduleState::getAccumulatorLoops() const {
+  SmallVector<std::pair<unsigned, int64_t>> loops;
+  for (unsigned index = levels.size(); index-- > 0;) {
+    const TileLevel &level = levels[index];
+    SmallVector<int64_t> dims = level.loopDims();
+    for (int64_t dim : llvm::reverse(dims)) {
+      if (level.kinds[dim] != LoopKind::Reduction)
+        return loops;
+      loops.push_back({index, dim});
+    }
+    // Into an enclosing level only on a GPU, from a sequential one.
+    if (!isGpuMapped() || level.parallel || dims.empty() || index == 0 ||
+        levels[index - 1].parallel)
+      return loops;
+  }
+  return loops;
+}
+
 int64_t ScheduleState::innermostTileVolume() const {
   int64_t volume = 1;
   for (const LoopDim &dim : dims) {

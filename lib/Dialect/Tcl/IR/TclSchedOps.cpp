@@ -539,6 +539,45 @@ static std::string getOutputHoistMessage(int64_t operand) {
          "input operands";
 }
 
+/// On a GPU, `pad` puts the block's tiles of a matmul's inputs in shared
+/// memory, one step of the reduction loop at a time: it follows a
+/// sequential level inside the thread level that tiles reductions only
+/// (the steps), lists both inputs, and needs full tiles (tcl's
+/// tcl-promote-gpu-operands copies them with the block's threads).
+static LogicalResult applyGpuPad(PadOp op, ScheduleState &state) {
+  if (state.anchor->anchorClass != AnchorClass::Matmul &&
+      state.anchor->anchorClass != AnchorClass::BatchMatmul)
+    return op.emitOpError("on a GPU, pads (into shared memory) the inputs of "
+                          "a matmul or batch matmul only, not of ")
+           << state.anchorName;
+  if (op.getOperands() != ArrayRef<int64_t>{0, 1})
+    return op.emitOpError("on a GPU, pads both inputs of the matmul into "
+                          "shared memory: list [0, 1], got ")
+           << formatSizes(op.getOperands());
+  if (op.getHoist())
+    return op.emitOpError("on a GPU, copies into shared memory at each step "
+                          "of its level; there is no hoist");
+  const TileLevel &level = state.levels.back();
+  bool afterThreads = llvm::any_of(state.levels, [](const TileLevel &tile) {
+    return tile.mapping == ParallelMapping::GpuThreads;
+  });
+  bool stepsReductions = !level.parallel && level.findTiledReduction() &&
+                         llvm::all_of(level.loopDims(), [&](int64_t dim) {
+                           return level.kinds[dim] == LoopKind::Reduction ||
+                                  level.tripCounts[dim] == 1;
+                         });
+  if (!afterThreads || !stepsReductions)
+    return op.emitOpError("on a GPU, follows a sequential tile level inside "
+                          "the thread level that tiles the reduction only: "
+                          "its steps are the tiles that go to shared memory");
+  for (auto [dim, loop] : llvm::enumerate(state.dims))
+    if (!loop.evenlyTiled)
+      return op.emitOpError("on a GPU, copies full tiles only: loop d")
+             << dim << " has partial tiles";
+  state.padded = true;
+  return success();
+}
+
 LogicalResult PadOp::applyToState(ScheduleState &state) {
   if (failed(requireBeforeVectorize(*this, state)))
     return failure();
@@ -559,6 +598,8 @@ LogicalResult PadOp::applyToState(ScheduleState &state) {
     if (ShapedType::isDynamic(loop.extent))
       return emitOpError("loop d")
              << dim << " has a dynamic extent; tile it to a static size first";
+  if (state.isGpuMapped())
+    return applyGpuPad(*this, state);
   // Every named anchor has two inputs and one output; a linalg.generic's
   // operands are known only to the lowering, which checks the same.
   if (state.anchor->anchorClass != AnchorClass::Generic &&

@@ -167,6 +167,12 @@ struct ScheduleState {
   const TileLevel *findParallelLevel(ParallelMapping mapping) const;
   /// Whether the schedule maps loops onto a GPU (blocks or threads).
   bool isGpuMapped() const;
+  /// The loops hoist_accumulators keeps the accumulators in registers
+  /// across, innermost first, as (tile level, dimension): the reduction
+  /// loops that enclose the innermost one directly in the last level; on a
+  /// GPU also those of the sequential levels of reductions only around it
+  /// (steps whose tiles go to shared memory).
+  SmallVector<std::pair<unsigned, int64_t>> getAccumulatorLoops() const;
   /// Number of elements of the innermost tile's iteration space, or
   /// ShapedType::kDynamic.
   int64_t innermostTileVolume() const;

@@ -175,6 +175,14 @@ def Tcl_PadOp : Tcl_PrimitiveOp<"pad"> {
     contiguous layout that keeps the innermost loops in cache and makes
     partial tiles full ones. With `hoist N`, each copy is hoisted out of N
     enclosing loops (packing a whole panel at once).
+
+    On a GPU, it puts a matmul's inputs in shared memory: placed after a
+    sequential level inside the thread level that tiles the reduction only
+    (`tile [0, 0, 16]`), at each step of that level the block's threads
+    copy the block's tiles of both inputs (`[0, 1]`) into shared memory
+    together, A transposed so that a thread's rows are contiguous, each
+    buffer's rows padded by 4 elements against bank conflicts; the threads
+    then read their tiles there (tcl-promote-gpu-operands).
   }];
   let arguments = (ins DenseI64ArrayAttr:$operands,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$hoist);
