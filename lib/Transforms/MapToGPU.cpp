@@ -146,7 +146,7 @@ static bool isWorkgroupBuffer(memref::AllocOp alloc) {
 /// has any (else the block has one thread and everything is its), and that
 /// it allocates no memory on the heap: buffers private to a thread are on
 /// its stack by now (isGpuThreadPrivate), and buffers a block's threads
-/// share would need shared memory, which schedules cannot ask for yet.
+/// share must be in shared memory (from tcl-promote-gpu-operands).
 static LogicalResult checkBlockLoop(scf::ForallOp blockLoop) {
   WalkResult allocates = blockLoop.walk([&](memref::AllocOp alloc) {
     // (tcl-emulate-gpu-loops leaves these on the heap, where a host thread's

@@ -35,11 +35,6 @@ using namespace mlir;
 using namespace mlir::tcl;
 
 namespace {
-/// Elements each shared buffer's rows are padded by: a transposed tile's
-/// writes (one row per thread of a warp) then fall into different banks,
-/// and rows stay 16-byte aligned for 128-bit reads.
-constexpr int64_t kRowPadding = 4;
-
 /// An input read in the loop, through its chain of views.
 struct InputRead {
   Operation *read; // vector.transfer_read or memref.load
@@ -274,7 +269,7 @@ struct PromoteGpuOperandsPass
     SmallVector<int64_t> sharedShape;
     for (unsigned dim : order)
       sharedShape.push_back(extents[dim]);
-    sharedShape.back() += kRowPadding;
+    sharedShape.back() += kSharedRowPadding;
     Attribute space =
         emulated ? Attribute()
                  : gpu::AddressSpaceAttr::get(&getContext(),

@@ -6,6 +6,7 @@
 
 #include "tcl/Tuning/SearchSpace.h"
 #include "tcl/Transforms/DefaultSchedule.h"
+#include "tcl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/ADT/StringExtras.h"
@@ -29,8 +30,6 @@ constexpr int64_t kMaxGpuAccumulators = 64, kMaxGpuRegisterStep = 256;
 /// Shared memory a block may have without opting in (its inputs' tiles of
 /// a step, knob `shared`); a larger step keeps its tiles in global memory.
 constexpr int64_t kMaxGpuSharedBytes = 48 * 1024;
-/// Elements tcl-promote-gpu-operands pads each shared row by.
-constexpr int64_t kGpuSharedRowPadding = 4;
 /// Loops a GPU sketch maps onto blocks and onto threads: the innermost
 /// parallel ones (a grid has 3 dimensions; threads x and y).
 constexpr unsigned kGpuBlockLoops = 3, kGpuThreadLoops = 2;
@@ -420,8 +419,8 @@ int64_t SearchSpace::getGpuSharedBytes(const Genome &genome) const {
   int64_t batch = 1;
   for (size_t dim = 0; dim + 3 < numDims; ++dim)
     batch *= genome.tiles[0][dim];
-  int64_t rows = genome.tiles[0][numDims - 3] + kGpuSharedRowPadding;
-  int64_t columns = genome.tiles[0][numDims - 2] + kGpuSharedRowPadding;
+  int64_t rows = genome.tiles[0][numDims - 3] + kSharedRowPadding;
+  int64_t columns = genome.tiles[0][numDims - 2] + kSharedRowPadding;
   return genome.tiles[2][numDims - 1] * batch * (rows + columns) *
          static_cast<int64_t>(sizeof(float));
 }

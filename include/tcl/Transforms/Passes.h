@@ -52,6 +52,10 @@ inline constexpr llvm::StringLiteral kWinogradOutputAttrName =
 /// tcl-promote-gpu-operands.
 inline constexpr llvm::StringLiteral kSharedInputsAttrName =
     "tcl.shared_inputs";
+/// Elements tcl-promote-gpu-operands pads each row of a shared buffer by: a
+/// transposed tile's writes (one row per thread of a warp) then fall into
+/// different banks, and rows stay 16-byte aligned for 128-bit reads.
+inline constexpr int64_t kSharedRowPadding = 4;
 
 /// The task whose schedule made the loops under `nest`: the first
 /// `tcl.task_nest` (on the loops a schedule made) or `tcl.task` (on an

@@ -8,6 +8,9 @@
 // RUN: tcl-opt %s --tcl-lower-to-llvm="target=x86-sse42" | FileCheck %s
 // RUN: tcl-opt %s --tcl-lower-to-llvm="target=x86-avx512 num-threads=2" | FileCheck %s
 // RUN: tcl-opt %s --tcl-lower-to-llvm="target=x86-sse42 num-threads=2" | FileCheck %s
+// Emulated (tcl-emulate-gpu-loops), a GPU target's schedules lower to the
+// host's LLVM dialect.
+// RUN: tcl-opt %s --tcl-lower-to-llvm="target=nvptx-sm90 emulate-gpu=1" | FileCheck %s
 // RUN: tcl-opt %s --tcl-lower-to-nvvm="target=nvptx-sm90" | FileCheck %s --check-prefix=GPU
 // RUN: tcl-opt %s --tcl-lower-to-nvvm="target=nvptx-sm80" | FileCheck %s --check-prefix=GPU
 
