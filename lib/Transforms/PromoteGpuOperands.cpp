@@ -48,10 +48,6 @@ struct PromotedInput {
   SmallVector<InputRead> reads;
 };
 
-bool isInside(Operation *op, Operation *ancestor) {
-  return ancestor->isProperAncestor(op);
-}
-
 Value getReadSource(Operation *read) {
   if (auto transfer = dyn_cast<vector::TransferReadOp>(read))
     return transfer.getSource();
@@ -143,7 +139,7 @@ struct PromoteGpuOperandsPass
       if (written.contains(getRootBuffer(view)))
         return WalkResult::advance();
       while (auto subview = view.getDefiningOp<memref::SubViewOp>()) {
-        if (!isInside(subview, threadLoop))
+        if (!threadLoop->isProperAncestor(subview))
           break;
         read.chain.push_back(subview);
         view = subview.getSource();
@@ -179,12 +175,12 @@ struct PromoteGpuOperandsPass
               insertionPoint->isBeforeInBlock(subview->getNextNode()))
             insertionPoint = subview->getNextNode();
     for (auto &[view, input] : inputs)
-      for (InputRead &read : input.reads)
-        if (!insertionPoint->isBeforeInBlock(
-                loop.getBody()->findAncestorOpInBlock(*read.read)) &&
-            insertionPoint != loop.getBody()->findAncestorOpInBlock(*read.read))
+      for (InputRead &read : input.reads) {
+        Operation *at = loop.getBody()->findAncestorOpInBlock(*read.read);
+        if (at != insertionPoint && !insertionPoint->isBeforeInBlock(at))
           return fail(loop, "an input is read before the step's views of the "
                             "inputs are all taken");
+      }
     for (auto &[view, input] : inputs)
       if (failed(promoteInput(loop, threadLoop, *threadCounts, insertionPoint,
                               input)))
@@ -212,7 +208,7 @@ struct PromoteGpuOperandsPass
     auto stepAndThreadViews = [&](const InputRead &read) {
       SmallVector<memref::SubViewOp> views;
       for (memref::SubViewOp view : read.chain)
-        if (!isInside(view, loop) || view->getBlock() == loop.getBody())
+        if (!loop->isProperAncestor(view) || view->getBlock() == loop.getBody())
           views.push_back(view);
       return views;
     };
@@ -230,7 +226,7 @@ struct PromoteGpuOperandsPass
     for (unsigned dim = 0; dim < rank; ++dim)
       stepOffsets[dim] = zero;
     for (memref::SubViewOp view : chain) {
-      bool inLoop = isInside(view, loop);
+      bool inLoop = loop->isProperAncestor(view);
       for (unsigned dim = 0; dim < rank; ++dim) {
         int64_t size = view.getStaticSizes()[dim];
         int64_t sourceSize = view.getSourceType().getDimSize(dim);
