@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/Database.h"
+#include "SqliteStatement.h"
 #include "tcl/Target/Platform.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -15,56 +16,10 @@
 #include <sqlite3.h>
 
 using namespace mlir::tcl;
+using sqlite::sqliteError;
+using sqlite::Statement;
 
 namespace {
-
-llvm::Error sqliteError(sqlite3 *db, const llvm::Twine &what) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "tuning database: " + what + ": " +
-                                     sqlite3_errmsg(db));
-}
-
-/// A prepared statement, finalized on scope exit.
-class Statement {
-public:
-  Statement(sqlite3 *db, llvm::StringRef sql) {
-    if (sqlite3_prepare_v2(db, sql.data(), sql.size(), &stmt, nullptr) !=
-        SQLITE_OK)
-      stmt = nullptr;
-  }
-  ~Statement() { sqlite3_finalize(stmt); }
-  bool valid() const { return stmt != nullptr; }
-  Statement &bind(int index, llvm::StringRef text) {
-    sqlite3_bind_text(stmt, index, text.data(), text.size(), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement &bind(int index, double value) {
-    sqlite3_bind_double(stmt, index, value);
-    return *this;
-  }
-  Statement &bind(int index, int64_t value) {
-    sqlite3_bind_int64(stmt, index, value);
-    return *this;
-  }
-  /// Makes the statement ready to run again with new bindings.
-  void reset() {
-    sqlite3_reset(stmt);
-    sqlite3_clear_bindings(stmt);
-  }
-  /// SQLITE_ROW, SQLITE_DONE or an error code.
-  int step() { return sqlite3_step(stmt); }
-  std::string text(int column) const {
-    const unsigned char *value = sqlite3_column_text(stmt, column);
-    return value ? reinterpret_cast<const char *>(value) : "";
-  }
-  double real(int column) const { return sqlite3_column_double(stmt, column); }
-  int64_t integer(int column) const {
-    return sqlite3_column_int64(stmt, column);
-  }
-
-private:
-  sqlite3_stmt *stmt = nullptr;
-};
 
 constexpr const char *kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS workloads(
@@ -370,47 +325,92 @@ std::optional<WorkloadEntry> TuningDatabase::getWorkload(llvm::StringRef key) {
                        query.text(3)};
 }
 
-llvm::Error TuningDatabase::addRecords(llvm::ArrayRef<TuningRecord> records) {
+llvm::Error
+TuningDatabase::inTransaction(llvm::function_ref<llvm::Error()> body) {
   if (llvm::Error error = exec("BEGIN IMMEDIATE;"))
     return error;
-  auto rollback = [&](llvm::Error error) {
+  if (llvm::Error error = body()) {
     llvm::consumeError(exec("ROLLBACK;"));
     return error;
-  };
-  Statement insert(
-      db, "INSERT INTO records(workload, platform, schedule, genome, status, "
-          "message, min_s, median_s, max_s, repeats, max_error, proposer, "
-          "round, time, codegen) SELECT w.id, p.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-          "?, ?, ?, ? FROM workloads w, platforms p WHERE w.key = ? AND "
-          "p.name = ?");
-  if (!insert.valid())
-    return rollback(sqliteError(db, "prepare"));
-  for (const TuningRecord &record : records) {
-    insert.bind(1, record.schedule)
-        .bind(2, record.genome)
-        .bind(3, record.status)
-        .bind(4, record.message)
-        .bind(5, record.minSeconds)
-        .bind(6, record.medianSeconds)
-        .bind(7, record.maxSeconds)
-        .bind(8, static_cast<int64_t>(record.repeats))
-        .bind(9, record.maxError)
-        .bind(10, record.proposer)
-        .bind(11, static_cast<int64_t>(record.round))
-        .bind(12, record.time.empty() ? currentTimeIso() : record.time)
-        .bind(13, static_cast<int64_t>(record.codegen))
-        .bind(14, record.workloadKey)
-        .bind(15, record.platform);
-    if (insert.step() != SQLITE_DONE)
-      return rollback(sqliteError(db, "add record"));
-    if (sqlite3_changes(db) != 1)
-      return rollback(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "tuning database: record of unknown workload or platform '" +
-              record.platform + "'"));
-    insert.reset();
   }
   return exec("COMMIT;");
+}
+
+llvm::Error TuningDatabase::addRecords(llvm::ArrayRef<TuningRecord> records) {
+  return inTransaction([&]() -> llvm::Error {
+    Statement insert(
+        db,
+        "INSERT INTO records(workload, platform, schedule, genome, status, "
+        "message, min_s, median_s, max_s, repeats, max_error, proposer, "
+        "round, time, codegen) SELECT w.id, p.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?, ? FROM workloads w, platforms p WHERE w.key = ? AND "
+        "p.name = ?");
+    if (!insert.valid())
+      return sqliteError(db, "prepare");
+    for (const TuningRecord &record : records) {
+      insert.bind(1, record.schedule)
+          .bind(2, record.genome)
+          .bind(3, record.status)
+          .bind(4, record.message)
+          .bind(5, record.minSeconds)
+          .bind(6, record.medianSeconds)
+          .bind(7, record.maxSeconds)
+          .bind(8, static_cast<int64_t>(record.repeats))
+          .bind(9, record.maxError)
+          .bind(10, record.proposer)
+          .bind(11, static_cast<int64_t>(record.round))
+          .bind(12, record.time.empty() ? currentTimeIso() : record.time)
+          .bind(13, static_cast<int64_t>(record.codegen))
+          .bind(14, record.workloadKey)
+          .bind(15, record.platform);
+      if (insert.step() != SQLITE_DONE)
+        return sqliteError(db, "add record");
+      if (sqlite3_changes(db) != 1)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "tuning database: record of unknown workload or platform '" +
+                record.platform + "'");
+      insert.reset();
+    }
+    return llvm::Error::success();
+  });
+}
+
+llvm::Error
+TuningDatabase::updateMeasurements(llvm::ArrayRef<TuningRecord> records) {
+  return inTransaction([&]() -> llvm::Error {
+    Statement update(
+        db, "UPDATE records SET status = ?, message = ?, min_s = ?, "
+            "median_s = ?, max_s = ?, repeats = ?, max_error = ?, time = ? "
+            "WHERE workload = (SELECT id FROM workloads WHERE key = ?) AND "
+            "platform = (SELECT id FROM platforms WHERE name = ?) AND "
+            "schedule = ? AND codegen = ?");
+    if (!update.valid())
+      return sqliteError(db, "prepare");
+    for (const TuningRecord &record : records) {
+      update.bind(1, record.status)
+          .bind(2, record.message)
+          .bind(3, record.minSeconds)
+          .bind(4, record.medianSeconds)
+          .bind(5, record.maxSeconds)
+          .bind(6, static_cast<int64_t>(record.repeats))
+          .bind(7, record.maxError)
+          .bind(8, record.time.empty() ? currentTimeIso() : record.time)
+          .bind(9, record.workloadKey)
+          .bind(10, record.platform)
+          .bind(11, record.schedule)
+          .bind(12, static_cast<int64_t>(record.codegen));
+      if (update.step() != SQLITE_DONE)
+        return sqliteError(db, "update record");
+      if (sqlite3_changes(db) == 0)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "tuning database: no record to update of this schedule on '" +
+                record.platform + "'");
+      update.reset();
+    }
+    return llvm::Error::success();
+  });
 }
 
 std::vector<TuningRecord>

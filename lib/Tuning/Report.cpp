@@ -6,8 +6,11 @@
 
 #include "tcl/Tuning/Report.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Format.h"
 
@@ -74,6 +77,13 @@ void mlir::tcl::printTuningTable(const TuningReport &report,
      << llvm::format("%.2f", after > 0 ? before / after : 0.0) << " | |\n";
   for (const std::string &skipped : report.skipped)
     os << "not tuned: " << skipped << "\n";
+  if (report.remeasured)
+    os << "confirmed: " << report.remeasured
+       << " schedules measured again beside their task's default; "
+       << report.defaultsKept.size()
+       << " task(s) keep the default, their winner was not faster then"
+       << (report.defaultsKept.empty() ? "" : ": ")
+       << llvm::join(report.defaultsKept, ", ") << "\n";
 }
 
 namespace {

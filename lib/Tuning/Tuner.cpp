@@ -29,8 +29,6 @@ using namespace mlir;
 using namespace mlir::tcl;
 
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
-/// The workload's entry function, which the worker measures.
-static constexpr llvm::StringLiteral kWorkloadEntry = "task";
 
 namespace {
 
@@ -47,8 +45,6 @@ public:
 
 private:
   llvm::Error prepareTask(ModuleOp module, const TaskSummary &summary);
-  /// The task's workload with `schedule` added: what the worker measures.
-  std::string candidateModule(TaskState &task, llvm::StringRef schedule);
   /// A candidate to measure, its task and who proposed it.
   struct Trial {
     size_t task;
@@ -185,25 +181,11 @@ llvm::Error TuningRun::prepareTask(ModuleOp module,
   return llvm::Error::success();
 }
 
-std::string TuningRun::candidateModule(TaskState &task,
-                                       llvm::StringRef schedule) {
-  OwningOpRef<ModuleOp> module = task.workload->clone();
-  OwningOpRef<ModuleOp> holder;
-  if (ScheduleOp op = parseStoredSchedule(schedule, ctx, holder))
-    OpBuilder::atBlockEnd(module->getBody()).clone(*op);
-  return printOp(*module);
-}
-
 llvm::Error TuningRun::measureAndRecord(std::vector<Trial> trials) {
   std::vector<MeasureInput> inputs;
   for (const Trial &trial : trials) {
-    TaskState &task = *tasks[trial.task];
-    MeasureInput input;
-    input.workload = task.workloadText;
-    input.candidate = candidateModule(task, trial.candidate.schedule);
-    input.entry = kWorkloadEntry.str();
-    input.platform = platform;
-    inputs.push_back(std::move(input));
+    inputs.push_back(makeMeasureInput(*tasks[trial.task],
+                                      trial.candidate.schedule, platform));
   }
   std::vector<MeasureResult> results = measure(inputs);
 
@@ -389,7 +371,9 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
     already += task->report.trials;
   // With resume, the trials in the database count toward the budget.
   trialsDone = trialsBefore = already;
-  trialsBudget = options.resume ? options.trials : already + options.trials;
+  unsigned trials =
+      options.trials ? options.trials : getDefaultTrials(tasks.size());
+  trialsBudget = options.resume ? trials : already + trials;
   if (options.trialsPerTask) {
     trialsBudget = 0;
     for (const auto &task : tasks)
@@ -443,6 +427,11 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
   if (llvm::Error error =
           options.trialsPerTask ? collectTasks(out) : tuneTasks(out))
     return std::move(error);
+  if (!options.trialsPerTask)
+    if (llvm::Error error =
+            confirmFastest(database, platform, tasks, measure,
+                           options.confirmationRounds, report, out, live))
+      return std::move(error);
   if (live && out)
     *out << "\n";
   for (const auto &task : tasks)
@@ -523,6 +512,10 @@ llvm::Error TuningRun::collectTasks(llvm::raw_ostream *out) {
     }
   }
   return llvm::Error::success();
+}
+
+unsigned mlir::tcl::getDefaultTrials(size_t tasks) {
+  return std::max<size_t>(kMinDefaultTrials, kDefaultTrialsPerTask * tasks);
 }
 
 Tuner::Tuner(TuningDatabase &database, TuningOptions options, MeasureFn measure)

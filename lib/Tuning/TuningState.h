@@ -4,16 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Private to the tuner (Tuner.cpp) and its evolutionary search
-// (Evolution.cpp): what they know of each task while tuning (its workload,
-// search space, what was measured and how fast) and the candidates they
-// pass around.
+// Private to the tuner (Tuner.cpp, Confirmation.cpp) and its evolutionary
+// search (Evolution.cpp): what they know of each task while tuning (its
+// workload, search space, what was measured and how fast) and the candidates
+// they pass around.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TCL_LIB_TUNING_TUNINGSTATE_H
 #define TCL_LIB_TUNING_TUNINGSTATE_H
 
+#include "tcl/Runtime/Measure.h"
+#include "tcl/Tuning/Database.h"
 #include "tcl/Tuning/Report.h"
 #include "tcl/Tuning/SearchSpace.h"
 #include "tcl/Tuning/Tokenizer.h"
@@ -33,6 +35,8 @@ namespace mlir::tcl {
 /// The task's name inside its workload, which the schedules built for it
 /// refer to.
 inline constexpr llvm::StringLiteral kWorkloadTask = "task";
+/// The workload's entry function, which the worker measures.
+inline constexpr llvm::StringLiteral kWorkloadEntry = "task";
 
 /// One candidate schedule of a task.
 struct Candidate {
@@ -67,6 +71,25 @@ inline std::string printOp(Operation *op) {
   op->print(os);
   return text;
 }
+
+/// What the worker measures of `task` with `schedule` (Confirmation.cpp):
+/// the task's workload with the schedule added.
+MeasureInput makeMeasureInput(TaskState &task, llvm::StringRef schedule,
+                              const Platform &platform);
+
+/// After the search (Confirmation.cpp): for up to `rounds` rounds, the
+/// fastest successful record of each task, if not its default and not yet
+/// measured again, is measured again beside the default, in one batch a
+/// round, and both records take the new measurement
+/// (TuningDatabase::updateMeasurements). Then each task's report takes its
+/// default and best times from the records. `report` counts the
+/// measurements and names the tasks left with their default.
+llvm::Error confirmFastest(
+    TuningDatabase &database, const Platform &platform,
+    llvm::ArrayRef<std::unique_ptr<TaskState>> tasks,
+    llvm::function_ref<std::vector<MeasureResult>(llvm::ArrayRef<MeasureInput>)>
+        measure,
+    unsigned rounds, TuningReport &report, llvm::raw_ostream *out, bool live);
 
 } // namespace mlir::tcl
 

@@ -122,8 +122,9 @@ static llvm::cl::opt<bool>
 static llvm::cl::opt<unsigned>
     trials("trials",
            llvm::cl::desc("Candidates to measure with --tune, the default "
-                          "schedules included"),
-           llvm::cl::init(64), llvm::cl::cat(tuningCategory));
+                          "schedules included (default: 16 a task, at least "
+                          "64)"),
+           llvm::cl::init(0), llvm::cl::cat(tuningCategory));
 static llvm::cl::opt<bool>
     resume("resume",
            llvm::cl::desc("Count the trials already in the database toward "

@@ -1166,6 +1166,109 @@ TEST_F(SearchTest, DefaultsOfSeveralTasksShareABatch) {
     EXPECT_GT(task.defaultSeconds, 0) << task.name;
 }
 
+/// A run that names no budget spends kDefaultTrialsPerTask trials a task
+/// (at least kMinDefaultTrials), not a fixed total that a model of many
+/// tasks would spend on their default schedules alone.
+TEST_F(SearchTest, TheDefaultBudgetGrowsWithTheTasks) {
+  EXPECT_EQ(getDefaultTrials(1), kMinDefaultTrials);
+  EXPECT_EQ(getDefaultTrials(33), 33 * kDefaultTrialsPerTask);
+  OwningOpRef<ModuleOp> module =
+      parse(std::string(kMatmul) + std::string(kWindowOps));
+  extractTasks(*module);
+  auto db = TuningDatabase::open(tempPath("db"));
+  ASSERT_TRUE(bool(db));
+  TuningOptions options = smallOptions("random");
+  options.trials = 0;
+  Tuner tuner(**db, options, fakeMeasure);
+  auto report = tuner.tune(*module);
+  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  ASSERT_EQ(report->tasks.size(), 5u);
+  EXPECT_EQ((*db)->countRecords(), 5 * kDefaultTrialsPerTask);
+  for (const TaskReport &task : report->tasks)
+    EXPECT_GT(task.trials, 1u) << task.name;
+}
+
+/// The search's winner is measured again beside the default before it is
+/// chosen: one candidate measures lucky (twice as fast as the default) the
+/// first time and, measured again, slower than the default; the task then
+/// keeps its default. A winner whose speed holds stays the winner.
+TEST_F(SearchTest, TheSearchWinnerIsMeasuredAgainBeforeItIsChosen) {
+  for (bool luckHolds : {false, true}) {
+    for (unsigned rounds : {0u, 3u}) {
+      OwningOpRef<ModuleOp> module = parse(kMatmul);
+      extractTasks(*module);
+      auto db = TuningDatabase::open(tempPath("db"));
+      ASSERT_TRUE(bool(db));
+      TuningOptions options = smallOptions("random");
+      options.confirmationRounds = rounds;
+      std::string defaultText, luckyText;
+      std::map<std::string, unsigned> measured;
+      Tuner tuner(**db, options, [&](llvm::ArrayRef<MeasureInput> batch) {
+        std::vector<MeasureResult> results;
+        for (const MeasureInput &input : batch) {
+          if (defaultText.empty())
+            defaultText = input.candidate;
+          else if (luckyText.empty())
+            luckyText = input.candidate;
+          unsigned times = measured[input.candidate]++;
+          double seconds = 3e-4;
+          if (input.candidate == defaultText)
+            seconds = 1e-4;
+          else if (input.candidate == luckyText)
+            seconds = times == 0 || luckHolds ? 0.5e-4 : 2e-4;
+          MeasureResult result;
+          result.status = MeasureStatus::Ok;
+          result.minSeconds = result.medianSeconds = result.maxSeconds =
+              seconds;
+          result.repeats = 10;
+          results.push_back(result);
+        }
+        return results;
+      });
+      auto report = tuner.tune(*module);
+      ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+      ASSERT_EQ(report->tasks.size(), 1u);
+      const TaskReport &task = report->tasks[0];
+      auto best =
+          (*db)->getBest(task.key, options.platform.getName(), kCodegenVersion);
+      ASSERT_TRUE(best.has_value());
+      // Measured again, a schedule keeps its one record.
+      EXPECT_EQ((*db)->countRecords(), options.trials);
+      if (rounds == 0) {
+        // Without confirmation the lucky measurement wins.
+        EXPECT_EQ(report->remeasured, 0u);
+        EXPECT_NE(best->proposer, "default");
+        continue;
+      }
+      EXPECT_EQ(report->remeasured, 2u);
+      EXPECT_EQ(measured[defaultText], 2u);
+      EXPECT_EQ(measured[luckyText], 2u);
+      EXPECT_DOUBLE_EQ(task.defaultSeconds, 1e-4);
+      if (luckHolds) {
+        EXPECT_NE(best->proposer, "default");
+        EXPECT_DOUBLE_EQ(task.bestSeconds, 0.5e-4);
+        EXPECT_TRUE(report->defaultsKept.empty());
+      } else {
+        EXPECT_EQ(best->proposer, "default");
+        EXPECT_DOUBLE_EQ(task.bestSeconds, 1e-4);
+        EXPECT_EQ(report->defaultsKept, std::vector<std::string>{task.name});
+      }
+    }
+  }
+  // A new measurement of a schedule the database has no record of is
+  // refused, not added.
+  auto db = TuningDatabase::open(tempPath("db"));
+  ASSERT_TRUE(bool(db));
+  TuningRecord stranger;
+  stranger.workloadKey = "no such workload";
+  stranger.platform = "x86-avx512/1t";
+  stranger.schedule = "tcl.sched.schedule";
+  llvm::Error error = (*db)->updateMeasurements({stranger});
+  EXPECT_TRUE(bool(error));
+  llvm::consumeError(std::move(error));
+  EXPECT_EQ((*db)->countRecords(), 0u);
+}
+
 /// Held-out evaluation: trains on every other task of a database and ranks
 /// the rest.
 TEST_F(SearchTest, EvaluatesOnHeldOutTasks) {

@@ -29,6 +29,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -109,10 +110,22 @@ struct TimingStats {
 /// warm-up, in none of 140.
 constexpr double kParallelWarmupSeconds = 0.02;
 
-/// The warm-up for code on `threads` threads: kParallelWarmupSeconds with
-/// more than one, else none beyond the warm-up runs.
+/// How long any candidate runs untimed before it is timed. A kernel's first
+/// runs after its compile (or after anything else that filled the caches)
+/// run slower for 5-40 ms, by 10-20% (Zen 5: a 0.3 ms batch matmul took
+/// 0.50, 0.41, 0.37 ... ms and settled at 0.30 after 15-40 runs), and by
+/// how much depends on the schedule. With 2 warm-up runs and 10 timed ones
+/// the search measured that default at 0.36 ms and ranked candidates by
+/// their transients: tuned ResNet-18 ran 9% slower than untuned (tasks
+/// whose "tuned" schedule measured 1.1-2x faster ran as fast or slower in
+/// the model). With 100 ms of warm-up the worker's medians were within the
+/// noise of 300-run medians; 50 ms covered the transients traced.
+constexpr double kSteadyWarmupSeconds = 0.05;
+
+/// The warm-up for code on `threads` threads, in seconds.
 inline double getWarmupSeconds(unsigned threads) {
-  return threads > 1 ? kParallelWarmupSeconds : 0;
+  return threads > 1 ? std::max(kParallelWarmupSeconds, kSteadyWarmupSeconds)
+                     : kSteadyWarmupSeconds;
 }
 
 /// Runs `run` untimed `warmup` times and for at least `warmupSeconds`, then

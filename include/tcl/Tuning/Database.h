@@ -26,6 +26,7 @@
 
 #include "tcl/Target/Platform.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -108,6 +109,11 @@ public:
   /// Adds `records` in one transaction: all or none. Their workloads and
   /// platforms must have been added.
   llvm::Error addRecords(llvm::ArrayRef<TuningRecord> records);
+  /// Replaces the measurement (status, message, times, repeats, error,
+  /// time) of records already there, each found by its workload, platform,
+  /// schedule and code generation, with theirs: a schedule measured again
+  /// keeps one record, of its latest measurement. In one transaction.
+  llvm::Error updateMeasurements(llvm::ArrayRef<TuningRecord> records);
 
   /// All records of a workload on a platform, in insertion order.
   std::vector<TuningRecord> getRecords(llvm::StringRef workloadKey,
@@ -146,6 +152,9 @@ private:
   /// an empty file passes (open creates the schema).
   llvm::Error checkFile(llvm::StringRef path);
   llvm::Error exec(llvm::StringRef sql);
+  /// Runs `body` in one immediate transaction: committed if it succeeds,
+  /// rolled back if it fails.
+  llvm::Error inTransaction(llvm::function_ref<llvm::Error()> body);
   std::vector<TuningRecord> queryRecords(llvm::StringRef where,
                                          llvm::ArrayRef<std::string> args);
   sqlite3 *db;

@@ -40,6 +40,11 @@ struct TuningReport {
   std::vector<std::pair<unsigned, double>> modelCurve;
   /// Tasks without a search space (named, with the reason).
   std::vector<std::string> skipped;
+  /// After the search: schedules measured again beside their task's default
+  /// (TuningOptions::confirmationRounds), and the tasks whose search winner
+  /// did not stay faster than the default then.
+  unsigned remeasured = 0;
+  std::vector<std::string> defaultsKept;
 };
 
 /// Where a tuning run stands after a batch.

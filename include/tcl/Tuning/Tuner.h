@@ -40,8 +40,9 @@ namespace mlir::tcl {
 struct TuningOptions {
   /// The platform measured; by default the host's.
   Platform platform = Platform::host();
-  /// Trials (measured candidates, the default schedules included) to spend.
-  unsigned trials = 64;
+  /// Trials (measured candidates, the default schedules included) to spend;
+  /// 0: getDefaultTrials of the module's task count.
+  unsigned trials = 0;
   /// Count the trials already in the database for these tasks (a rerun of
   /// a killed run continues to the same total).
   bool resume = false;
@@ -75,7 +76,23 @@ struct TuningOptions {
   bool probeHardware = true;
   /// A model file for a learned cost model to start from (CostModel::load).
   std::string costModelFile;
+  /// After the search, at most this many times a task: its fastest record,
+  /// if not its default, is measured again beside the default (one batch a
+  /// round, both records taking the new measurement) until the fastest is
+  /// the default or a schedule measured again. The fastest of many noisy
+  /// measurements is more often lucky than fast: without this, tasks whose
+  /// winner measured 1.1-2x faster than the default ran as fast or slower
+  /// in the model. 0: none (dataset collection never confirms).
+  unsigned confirmationRounds = 3;
 };
+
+/// The budget of a tuning run that names none: kDefaultTrialsPerTask trials
+/// a task, at least kMinDefaultTrials. A fixed total would spend itself on
+/// the default schedules of a model with many tasks (ResNet-18 has 33) and
+/// leave the search nothing.
+constexpr unsigned kDefaultTrialsPerTask = 16;
+constexpr unsigned kMinDefaultTrials = 64;
+unsigned getDefaultTrials(size_t tasks);
 
 using MeasureFn =
     std::function<std::vector<MeasureResult>(llvm::ArrayRef<MeasureInput>)>;
