@@ -22,6 +22,19 @@
 using namespace mlir;
 using namespace mlir::tcl;
 
+void mlir::tcl::setMeasurement(TuningRecord &record,
+                               const MeasureResult &result) {
+  record.status = result.status == MeasureStatus::Ok
+                      ? "ok"
+                      : llvm::StringRef(toString(result.status)).str();
+  record.message = result.message;
+  record.minSeconds = result.minSeconds;
+  record.medianSeconds = result.medianSeconds;
+  record.maxSeconds = result.maxSeconds;
+  record.repeats = result.repeats;
+  record.maxError = result.maxError;
+}
+
 MeasureInput mlir::tcl::makeMeasureInput(TaskState &task,
                                          llvm::StringRef schedule,
                                          const Platform &platform) {
@@ -87,15 +100,7 @@ llvm::Error mlir::tcl::confirmFastest(
            << " task(s) again beside their defaults\n";
     std::vector<MeasureResult> results = measure(inputs);
     for (auto [record, result] : llvm::zip(records, results)) {
-      record.status = result.status == MeasureStatus::Ok
-                          ? "ok"
-                          : llvm::StringRef(toString(result.status)).str();
-      record.message = result.message;
-      record.minSeconds = result.minSeconds;
-      record.medianSeconds = result.medianSeconds;
-      record.maxSeconds = result.maxSeconds;
-      record.repeats = result.repeats;
-      record.maxError = result.maxError;
+      setMeasurement(record, result);
       record.time.clear();
     }
     if (llvm::Error error = database.updateMeasurements(records))

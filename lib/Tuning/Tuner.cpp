@@ -198,15 +198,7 @@ llvm::Error TuningRun::measureAndRecord(std::vector<Trial> trials) {
     record.schedule = candidate.schedule;
     record.genome =
         candidate.genome.tiles.empty() ? "" : candidate.genome.str();
-    record.status = result.status == MeasureStatus::Ok
-                        ? "ok"
-                        : llvm::StringRef(toString(result.status)).str();
-    record.message = result.message;
-    record.minSeconds = result.minSeconds;
-    record.medianSeconds = result.medianSeconds;
-    record.maxSeconds = result.maxSeconds;
-    record.repeats = result.repeats;
-    record.maxError = result.maxError;
+    setMeasurement(record, result);
     record.proposer = trial.proposer;
     record.round = round;
     record.codegen = kCodegenVersion;

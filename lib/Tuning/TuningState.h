@@ -72,6 +72,10 @@ inline std::string printOp(Operation *op) {
   return text;
 }
 
+/// Sets `record`'s status, message, times, repeats and error to `result`'s
+/// (Confirmation.cpp).
+void setMeasurement(TuningRecord &record, const MeasureResult &result);
+
 /// What the worker measures of `task` with `schedule` (Confirmation.cpp):
 /// the task's workload with the schedule added.
 MeasureInput makeMeasureInput(TaskState &task, llvm::StringRef schedule,
