@@ -17,6 +17,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <optional>
 #include <set>
 
 using namespace mlir;
@@ -59,37 +60,34 @@ llvm::Error mlir::tcl::confirmFastest(
     unsigned rounds, TuningReport &report, llvm::raw_ostream *out, bool live) {
   // Schedules of each task measured again in this run.
   std::vector<std::set<std::string>> remeasured(tasks.size());
-  auto currentRecords = [&](const TaskState &task) {
-    std::vector<TuningRecord> records;
+  // A task's default record and the record a compile would use
+  // (TuningDatabase::getBest), both of this code generation.
+  auto defaultAndBest = [&](const TaskState &task) {
+    std::pair<std::optional<TuningRecord>, std::optional<TuningRecord>> found;
     for (TuningRecord &record :
          database.getRecords(task.report.key, platform.getName()))
-      if (record.codegen == kCodegenVersion && record.isOk())
-        records.push_back(std::move(record));
-    return records;
-  };
-  auto fastest = [](llvm::ArrayRef<TuningRecord> records) {
-    return llvm::min_element(records, [](const auto &a, const auto &b) {
-      return a.medianSeconds < b.medianSeconds;
-    });
+      if (record.codegen == kCodegenVersion && record.isOk() &&
+          record.proposer == "default")
+        found.first = std::move(record);
+    found.second =
+        database.getBest(task.report.key, platform.getName(), kCodegenVersion);
+    if (found.second && found.second->codegen != kCodegenVersion)
+      found.second.reset();
+    return found;
   };
   for (unsigned attempt = 0; attempt < rounds; ++attempt) {
     std::vector<MeasureInput> inputs;
     std::vector<TuningRecord> records;
     for (auto [index, task] : llvm::enumerate(tasks)) {
-      std::vector<TuningRecord> current = currentRecords(*task);
-      auto defaultRecord = llvm::find_if(current, [](const auto &record) {
-        return record.proposer == "default";
-      });
-      if (defaultRecord == current.end())
+      auto [defaultRecord, best] = defaultAndBest(*task);
+      if (!defaultRecord || !best ||
+          best->schedule == defaultRecord->schedule ||
+          remeasured[index].count(best->schedule))
         continue;
-      auto best = fastest(current);
-      if (best == &*defaultRecord || remeasured[index].count(best->schedule))
-        continue;
-      const TuningRecord *pair[] = {&*defaultRecord, best};
-      for (const TuningRecord *record : pair) {
-        inputs.push_back(makeMeasureInput(*task, record->schedule, platform));
-        records.push_back(*record);
-        remeasured[index].insert(record->schedule);
+      for (const TuningRecord &record : {*defaultRecord, *best}) {
+        inputs.push_back(makeMeasureInput(*task, record.schedule, platform));
+        remeasured[index].insert(record.schedule);
+        records.push_back(record);
       }
     }
     if (inputs.empty())
@@ -108,18 +106,16 @@ llvm::Error mlir::tcl::confirmFastest(
     report.remeasured += records.size();
   }
   for (auto [index, task] : llvm::enumerate(tasks)) {
-    std::vector<TuningRecord> current = currentRecords(*task);
-    if (current.empty())
+    auto [defaultRecord, best] = defaultAndBest(*task);
+    if (best)
+      task->report.bestSeconds = best->medianSeconds;
+    if (!defaultRecord)
       continue;
-    auto best = fastest(current);
-    task->report.bestSeconds = best->medianSeconds;
-    for (const TuningRecord &record : current)
-      if (record.proposer == "default") {
-        task->report.defaultSeconds = record.medianSeconds;
-        // Its winner was measured again and is no longer the fastest.
-        if (&record == best && remeasured[index].size() > 1)
-          report.defaultsKept.push_back(task->report.name);
-      }
+    task->report.defaultSeconds = defaultRecord->medianSeconds;
+    // Its winner was measured again and is no longer the fastest.
+    if (best && best->schedule == defaultRecord->schedule &&
+        remeasured[index].size() > 1)
+      report.defaultsKept.push_back(task->report.name);
   }
   return llvm::Error::success();
 }
