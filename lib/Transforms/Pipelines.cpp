@@ -59,6 +59,7 @@ static void addScheduling(OpPassManager &pm, const LoweringOptions &options) {
   pm.addPass(createApplySchedule());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createFoldHoistedTileWrites());
   pm.addPass(createPrepareEntryPoints());
 }
 
