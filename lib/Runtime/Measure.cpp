@@ -444,10 +444,13 @@ Measurer::measure(llvm::ArrayRef<MeasureInput> batch) {
     // job has run: a new build while a built job waits would hold that job
     // (and its worker) back until the build ends, and building would no
     // longer overlap.
+    // A job that cannot start (no worker) is done, failed: its worker
+    // takes the next one.
     if (count(State::Running) == 0 && count(State::Built) == 0)
-      for (size_t w = 0; w < workers.size() && next < jobs.size(); ++w)
-        if (!assigned[w] && startJob(*workers[w], jobs[next++]))
-          assigned[w] = &jobs[next - 1];
+      for (size_t w = 0; w < workers.size(); ++w)
+        while (!assigned[w] && next < jobs.size())
+          if (startJob(*workers[w], jobs[next++]))
+            assigned[w] = &jobs[next - 1];
     maxConcurrentBuilds =
         std::max<unsigned>(maxConcurrentBuilds, count(State::Building));
     // A run starts once no build is going on.

@@ -223,13 +223,20 @@ TEST_P(ParallelBuildsTest, RunsNeverOverlapBuilds) {
 
 INSTANTIATE_TEST_SUITE_P(Builders, ParallelBuildsTest, testing::Values(1u, 2u));
 
+/// Every candidate of a batch larger than the workers fails with the
+/// reason (it waited forever for workers that never started when the batch
+/// had more candidates than workers).
 TEST(MeasureTest, MissingWorkerIsAnError) {
-  Measurer measurer(fastOptions(), "/nonexistent/tcl-measure-worker");
-  std::vector<MeasureResult> results =
-      measurer.measure({input(withSchedule(kGoodSchedule))});
-  EXPECT_EQ(results[0].status, MeasureStatus::WorkerError);
-  EXPECT_NE(results[0].message.find("no measurement worker"),
-            std::string::npos);
+  MeasureOptions options = fastOptions();
+  options.parallelBuilds = 2;
+  Measurer measurer(options, "/nonexistent/tcl-measure-worker");
+  std::vector<MeasureInput> batch(5, input(withSchedule(kGoodSchedule)));
+  std::vector<MeasureResult> results = measurer.measure(batch);
+  ASSERT_EQ(results.size(), batch.size());
+  for (const MeasureResult &result : results) {
+    EXPECT_EQ(result.status, MeasureStatus::WorkerError);
+    EXPECT_NE(result.message.find("no measurement worker"), std::string::npos);
+  }
 }
 
 } // namespace
