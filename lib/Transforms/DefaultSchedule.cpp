@@ -32,6 +32,13 @@ namespace mlir::tcl {
 using namespace mlir;
 using namespace mlir::tcl;
 
+bool mlir::tcl::fitsDepthwiseAccumulators(int64_t columns, int64_t vectors,
+                                          int64_t kernelColumns,
+                                          unsigned registers) {
+  return (columns + kernelColumns) * vectors + 1 <=
+         static_cast<int64_t>(registers);
+}
+
 namespace {
 /// Register tile rows of a matmul: 8 rows x 2 vectors keeps 16 accumulators
 /// in registers (of 32 with AVX-512, of 16 with AVX2 which then spills a
@@ -584,19 +591,16 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   if (info.inputChannelDim && reduces)
     w.hoistAccumulators();
   // A depthwise convolution keeps its accumulators in registers across the
-  // kernel rows too, where they, a kernel row's weights and an input vector
-  // fit the registers (not AVX2's 16 with 8 x 2 vectors): otherwise every
-  // kernel row loads and stores them (MobileNetV2's 3x3/2 96 @112 ran at
-  // 23 -> 38 GFLOP/s, 3x3 32 @112 at 42 -> 55, on Zen 4).
+  // kernel rows too, where they fit (fitsDepthwiseAccumulators): otherwise
+  // every kernel row loads and stores them (MobileNetV2's 3x3/2 96 @112 ran
+  // at 23 -> 38 GFLOP/s, 3x3 32 @112 at 42 -> 55, on Zen 4).
   else if (isStatic && reduces &&
            info.anchorClass == AnchorClass::DepthwiseConv2D &&
-           !ShapedType::isDynamic(w.extent(info.widthDims->window))) {
-    int64_t vectors = llvm::divideCeil(inner[channelDim], lanes);
-    int64_t kernelColumns = w.extent(info.widthDims->window);
-    if ((inner[columnDim] + kernelColumns) * vectors + 1 <=
-        static_cast<int64_t>(registers))
-      w.hoistAccumulators();
-  }
+           !ShapedType::isDynamic(w.extent(info.widthDims->window)) &&
+           fitsDepthwiseAccumulators(
+               inner[columnDim], llvm::divideCeil(inner[channelDim], lanes),
+               w.extent(info.widthDims->window), registers))
+    w.hoistAccumulators();
 }
 
 void writeGeneric(ScheduleWriter &w, ArrayRef<utils::IteratorType> kinds,

@@ -19,20 +19,14 @@ namespace {
 enum MatmulKnob { kParallel = 0, kOrder, kPackB, kUnroll };
 /// Cache-level loop orders of a matmul (interchange of m, n, k).
 const int64_t kMatmulOrders[][3] = {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}};
-enum WindowKnob { kWindowParallel = 0 };
+enum WindowKnob { kWindowParallel = 0, kWindowSlice };
+/// Slices of a full convolution's input channels (knob `slice`): a cache
+/// tile of the register tile's output channels and this many input
+/// channels, whose weights stay in cache while every output position of the
+/// outer tile uses them (the default schedules' slice,
+/// kConvWeightSliceBytes); 0 takes all input channels at once.
+const int64_t kInputChannelSlices[] = {16, 32, 64, 128, 256};
 enum GenericKnob { kGenericParallel = 0, kVectorize };
-enum GpuKnob { kGpuUnroll = 0, kGpuRegisters, kGpuShared };
-/// A GPU matmul's register tile (knob `registers`): at most this many
-/// accumulators a thread, and this many elements in its vectorized step
-/// (accumulators times the k step); a larger tile stays scalar, since its
-/// accumulators would spill.
-constexpr int64_t kMaxGpuAccumulators = 64, kMaxGpuRegisterStep = 256;
-/// Shared memory a block may have without opting in (its inputs' tiles of
-/// a step, knob `shared`); a larger step keeps its tiles in global memory.
-constexpr int64_t kMaxGpuSharedBytes = 48 * 1024;
-/// Loops a GPU sketch maps onto blocks and onto threads: the innermost
-/// parallel ones (a grid has 3 dimensions; threads x and y).
-constexpr unsigned kGpuBlockLoops = 3, kGpuThreadLoops = 2;
 
 std::vector<int64_t> divisorsOf(int64_t n) {
   std::vector<int64_t> result;
@@ -126,38 +120,8 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
   unsigned numDims = ranges.size();
   using R = Rule;
   if (platform.getTarget().kind == TargetKind::GPU) {
-    // Every op class: a block level over the innermost parallel loops, a
-    // thread level (each thread's tile of the innermost two), a sequential
-    // level over the reductions.
-    space->gpu = true;
-    std::vector<R> blocks(numDims, R::Parent), threads(numDims, R::Parent),
-        reductions(numDims, R::Parent);
-    unsigned blockLoops = 0, threadLoops = 0;
-    for (unsigned d = numDims; d-- > 0;) {
-      if (space->loopKinds[d] == 'r') {
-        reductions[d] = R::Free;
-        continue;
-      }
-      if (blockLoops++ < kGpuBlockLoops)
-        blocks[d] = R::Free;
-      if (threadLoops++ < kGpuThreadLoops)
-        threads[d] = R::Free;
-    }
-    if (blockLoops == 0)
+    if (!space->setUpGpuSketch(info->anchorClass))
       return nullptr; // Nothing to spread over blocks.
-    space->rules = {blocks, threads, reductions};
-    space->knobNames = {"unroll"};
-    space->knobChoices = {{1, 2, 4}};
-    // Matmuls may keep each thread's outputs in registers across k.
-    if (info->anchorClass == AnchorClass::Matmul ||
-        info->anchorClass == AnchorClass::BatchMatmul) {
-      space->knobNames.push_back("registers");
-      space->knobChoices.push_back({0, 1});
-      // And, with a register tile, read the block's tiles of the inputs
-      // from shared memory, a step of k at a time.
-      space->knobNames.push_back("shared");
-      space->knobChoices.push_back({0, 1});
-    }
     return space;
   }
   std::vector<int64_t> parallelChoices = platform.getThreads() > 1
@@ -205,6 +169,23 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
     space->rules = {outer, inner};
     space->knobNames = {"parallel"};
     space->knobChoices = {parallelChoices};
+    space->columnDim = column;
+    space->channelDim = channel;
+    space->kernelColumnDim = info->widthDims->window;
+    space->lanes = std::max<int64_t>(1, platform.getTarget().vectorBits / 32);
+    space->vectorRegisters = HardwareFeatures::fromTarget(platform.getTarget(),
+                                                          platform.getThreads())
+                                 .vectorRegisters;
+    if (info->inputChannelDim && !info->groupDim) {
+      space->inputChannelDim = *info->inputChannelDim;
+      int64_t inputChannels = ranges[*info->inputChannelDim];
+      std::vector<int64_t> slices = {0};
+      for (int64_t slice : kInputChannelSlices)
+        if (slice < inputChannels && inputChannels % slice == 0)
+          slices.push_back(slice);
+      space->knobNames.push_back("slice");
+      space->knobChoices.push_back(slices);
+    }
     break;
   }
   case AnchorClass::Generic: {
@@ -410,96 +391,6 @@ bool SearchSpace::isWellFormed(const Genome &genome) const {
   return innermost <= kMaxInnermostTile;
 }
 
-int64_t SearchSpace::getGpuSharedBytes(const Genome &genome) const {
-  // A matmul's loops: [batch...,] m, n, k. Per step of k, A's tile is
-  // batch x m and B's batch x n, each row padded.
-  size_t numDims = extents.size();
-  if (numDims < 3)
-    return 0;
-  int64_t batch = 1;
-  for (size_t dim = 0; dim + 3 < numDims; ++dim)
-    batch *= genome.tiles[0][dim];
-  int64_t rows = genome.tiles[0][numDims - 3] + kSharedRowPadding;
-  int64_t columns = genome.tiles[0][numDims - 2] + kSharedRowPadding;
-  return genome.tiles[2][numDims - 1] * batch * (rows + columns) *
-         static_cast<int64_t>(sizeof(float));
-}
-
-int64_t SearchSpace::getGpuThreadsPerBlock(const Genome &genome) const {
-  int64_t threads = 1;
-  for (size_t dim = 0; dim < extents.size(); ++dim)
-    threads *= genome.tiles[0][dim] / genome.tiles[1][dim];
-  return threads;
-}
-
-void SearchSpace::buildGpu(OpBuilder &b, Location loc,
-                           const Genome &genome) const {
-  // The block and thread levels must exist even where a genome's tiles are
-  // whole (one block, one thread): their loops of one trip are kept.
-  auto mappedLevel = [&](unsigned level, ParallelMapping mapping) {
-    SmallVector<int64_t> sizes;
-    for (size_t dim = 0; dim < extents.size(); ++dim)
-      sizes.push_back(rules[level][dim] == Rule::Free ? genome.tiles[level][dim]
-                                                      : 0);
-    b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
-    b.create<ParallelizeOp>(loc, mapping);
-  };
-  mappedLevel(0, ParallelMapping::GpuBlocks);
-  if (hasEpilogue)
-    b.create<FuseEpilogueOp>(loc);
-  mappedLevel(1, ParallelMapping::GpuThreads);
-  SmallVector<int64_t> sizes;
-  std::optional<int64_t> innermostReduction;
-  for (size_t dim = 0; dim < extents.size(); ++dim) {
-    int64_t size = genome.tiles[2][dim];
-    bool tiled = rules[2][dim] == Rule::Free && size != genome.tiles[1][dim];
-    sizes.push_back(tiled ? size : 0);
-    if (tiled)
-      innermostReduction = dim;
-  }
-  // A register tile: the thread's outputs (its tile's parallel part) and a
-  // step of the reduction, vectorized, the accumulators hoisted out of the
-  // reduction loop where there is one.
-  int64_t accumulators = 1, step = 1;
-  for (size_t dim = 0; dim < extents.size(); ++dim) {
-    step *= genome.tiles[2][dim];
-    if (loopKinds[dim] == 'p')
-      accumulators *= genome.tiles[2][dim];
-  }
-  // With the step's tiles of A and B in shared memory (pad on a GPU), the
-  // register tile takes one k at a time.
-  bool shared = innermostReduction && genome.knobs.size() > kGpuShared &&
-                genome.knobs[kGpuShared] &&
-                getGpuSharedBytes(genome) <= kMaxGpuSharedBytes;
-  if (shared)
-    step = accumulators;
-  if (genome.knobs.size() > kGpuRegisters && genome.knobs[kGpuRegisters] &&
-      accumulators <= kMaxGpuAccumulators && step <= kMaxGpuRegisterStep) {
-    if (innermostReduction)
-      b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
-    if (shared) {
-      b.create<PadOp>(loc, b.getDenseI64ArrayAttr({0, 1}), IntegerAttr());
-      SmallVector<int64_t> single(extents.size(), 0);
-      single[*innermostReduction] = 1;
-      b.create<TileOp>(loc, b.getDenseI64ArrayAttr(single));
-    }
-    b.create<VectorizeOp>(loc);
-    if (innermostReduction)
-      b.create<HoistAccumulatorsOp>(loc);
-    return;
-  }
-  if (!innermostReduction)
-    return;
-  b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
-  int64_t trips = genome.tiles[1][*innermostReduction] /
-                  genome.tiles[2][*innermostReduction];
-  int64_t factor = std::min(genome.knobs[kGpuUnroll], trips);
-  if (factor > 1)
-    b.create<UnrollOp>(loc, b.getI64IntegerAttr(2),
-                       b.getI64IntegerAttr(*innermostReduction),
-                       b.getI64IntegerAttr(factor));
-}
-
 ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
                               llvm::StringRef task,
                               const Genome &genome) const {
@@ -572,20 +463,48 @@ ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
   }
   case AnchorClass::Conv2D:
   case AnchorClass::DepthwiseConv2D:
-  case AnchorClass::Pool2D:
+  case AnchorClass::Pool2D: {
     outerLevel(genome.knobs[kWindowParallel]);
-    tile(1);
+    // A slice of the input channels, for the register tile's output
+    // channels: a cache level between the outer and the register level,
+    // which then leaves the output channels as they are.
+    const std::vector<int64_t> &outer = genome.tiles[0];
+    std::vector<int64_t> inner = genome.tiles[1];
+    if (inputChannelDim && genome.knobs[kWindowSlice] > 0) {
+      SmallVector<int64_t> cache(extents.size(), 0);
+      if (inner[channelDim] != outer[channelDim])
+        cache[channelDim] = inner[channelDim];
+      cache[*inputChannelDim] = genome.knobs[kWindowSlice];
+      b.create<TileOp>(loc, b.getDenseI64ArrayAttr(cache));
+      ++emittedLevels;
+      inner[channelDim] = outer[channelDim];
+    }
+    SmallVector<int64_t> sizes;
+    for (size_t dim = 0; dim < extents.size(); ++dim)
+      sizes.push_back(inner[dim] == outer[dim] ? 0 : inner[dim]);
+    // Reductions come last: the register level tiles one if any.
+    bool reduces =
+        llvm::any_of(llvm::seq<size_t>(0, extents.size()), [&](size_t dim) {
+          return loopKinds[dim] == 'r' && sizes[dim] != 0;
+        });
+    if (llvm::any_of(sizes, [](int64_t size) { return size != 0; })) {
+      b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
+      ++emittedLevels;
+    }
     b.create<DecomposeOp>(loc);
     b.create<VectorizeOp>(loc);
-    // Accumulators stay in registers across the innermost loop if it is a
-    // reduction: reductions come last, so if the inner level tiles one.
-    if (anchorClass == AnchorClass::Conv2D &&
-        llvm::any_of(llvm::seq<size_t>(0, extents.size()), [&](size_t dim) {
-          return loopKinds[dim] == 'r' &&
-                 genome.tiles[1][dim] != genome.tiles[0][dim];
-        }))
+    // Accumulators stay in registers across the reduction loops; a
+    // depthwise tile's, across the kernel rows, where they fit.
+    int64_t columns = genome.tiles[1][columnDim];
+    int64_t vectors = llvm::divideCeil(genome.tiles[1][channelDim], lanes);
+    if (reduces &&
+        (anchorClass == AnchorClass::Conv2D ||
+         (anchorClass == AnchorClass::DepthwiseConv2D &&
+          fitsDepthwiseAccumulators(columns, vectors, extents[kernelColumnDim],
+                                    vectorRegisters))))
       b.create<HoistAccumulatorsOp>(loc);
     break;
+  }
   case AnchorClass::Generic:
     outerLevel(genome.knobs[kGenericParallel]);
     tile(1);

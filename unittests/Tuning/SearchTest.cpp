@@ -444,6 +444,114 @@ func.func @f(%x: tensor<1x13x13x24xf32>, %w: tensor<1x1x24x40xf32>,
   }
 }
 
+/// A full convolution's input channels may be sliced (knob `slice`): a
+/// cache level of the register tile's output channels and the slice, as the
+/// default schedules take for large weights; such schedules compute what
+/// plain loops compute. A depthwise tile hoists its accumulators out of the
+/// kernel rows where they fit the registers (fitsDepthwiseAccumulators),
+/// as its default does, and not where they do not.
+TEST_F(SearchTest, WindowOpsReachTheirDefaultsStructure) {
+  constexpr const char *kConvs = R"mlir(
+func.func @f(%x: tensor<1x10x10x64xf32>, %w: tensor<3x3x64x48xf32>,
+             %o: tensor<1x8x8x48xf32>, %dw: tensor<3x3x64xf32>,
+             %d: tensor<1x8x8x64xf32>)
+    -> (tensor<1x8x8x48xf32>, tensor<1x8x8x64xf32>) {
+  %0 = linalg.conv_2d_nhwc_hwcf {tcl.task = "conv", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x10x10x64xf32>, tensor<3x3x64x48xf32>) outs(%o : tensor<1x8x8x48xf32>) -> tensor<1x8x8x48xf32>
+  %1 = linalg.depthwise_conv_2d_nhwc_hwc {tcl.task = "dw", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %dw : tensor<1x10x10x64xf32>, tensor<3x3x64xf32>) outs(%d : tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32>
+  return %0, %1 : tensor<1x8x8x48xf32>, tensor<1x8x8x64xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parse(kConvs);
+  ASSERT_TRUE(module);
+  linalg::Conv2DNhwcHwcfOp conv;
+  linalg::DepthwiseConv2DNhwcHwcOp depthwise;
+  module->walk([&](linalg::Conv2DNhwcHwcfOp op) { conv = op; });
+  module->walk([&](linalg::DepthwiseConv2DNhwcHwcOp op) { depthwise = op; });
+  Platform host(*lookupTargetArch("x86-avx512"));
+  auto convSpace = SearchSpace::create(conv, host, /*hasEpilogue=*/false);
+  auto depthwiseSpace =
+      SearchSpace::create(depthwise, host, /*hasEpilogue=*/false);
+  ASSERT_TRUE(convSpace && depthwiseSpace);
+  ASSERT_EQ(convSpace->getKnobNames().size(), 2u);
+  EXPECT_EQ(convSpace->getKnobNames()[1], "slice");
+  // 64 input channels: slices of 16 and 32, or none; not all 64, nor 8.
+  for (auto [slice, allowed] :
+       {std::pair(0, true), std::pair(16, true), std::pair(32, true),
+        std::pair(64, false), std::pair(8, false)}) {
+    std::optional<Genome> genome = Genome::parse(
+        "1,8,8,48,3,3,64|1,1,8,16,1,1,1;0," + std::to_string(slice));
+    ASSERT_TRUE(genome);
+    EXPECT_EQ(convSpace->isWellFormed(*genome), allowed) << slice;
+  }
+  EXPECT_EQ(depthwiseSpace->getKnobNames().size(), 1u);
+
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+  auto scheduleText = [&](const SearchSpace &space, llvm::StringRef task,
+                          llvm::StringRef genomeText) {
+    std::optional<Genome> genome = Genome::parse(genomeText);
+    EXPECT_TRUE(genome && space.isWellFormed(*genome)) << genomeText.str();
+    if (!genome)
+      return std::string();
+    OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
+    ScheduleOp schedule =
+        space.build(builder, UnknownLoc::get(&context), task, *genome);
+    EXPECT_TRUE(succeeded(verify(schedule))) << genomeText.str();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    schedule.print(os);
+    return text;
+  };
+  // Rows of 4, then 1 row x 8 columns x 16 channels, input channels by 1 in
+  // slices of 32: the slice's cache level takes the register tile's
+  // channels.
+  std::string sliced =
+      scheduleText(*convSpace, "conv", "1,4,8,48,3,3,64|1,1,8,16,1,1,1;0,32");
+  EXPECT_NE(sliced.find("tile [0, 0, 0, 16, 0, 0, 32]"), std::string::npos)
+      << sliced;
+  EXPECT_NE(sliced.find("tile [0, 1, 0, 0, 1, 1, 1]"), std::string::npos)
+      << sliced;
+  EXPECT_NE(sliced.find("hoist_accumulators"), std::string::npos) << sliced;
+  std::string unsliced =
+      scheduleText(*convSpace, "conv", "1,4,8,48,3,3,64|1,1,8,16,1,1,1;0,0");
+  EXPECT_EQ(unsliced.find("32]"), std::string::npos) << unsliced;
+  EXPECT_NE(unsliced.find("tile [0, 1, 0, 16, 1, 1, 1]"), std::string::npos)
+      << unsliced;
+  // 8 columns x 1 vector with 3 kernel columns fit 32 registers; 8 x 4
+  // vectors do not.
+  std::string fits =
+      scheduleText(*depthwiseSpace, "dw", "1,8,8,64,3,3|1,1,8,16,1,3;0");
+  EXPECT_NE(fits.find("hoist_accumulators"), std::string::npos) << fits;
+  std::string spills =
+      scheduleText(*depthwiseSpace, "dw", "1,8,8,64,3,3|1,1,8,64,1,3;0");
+  EXPECT_EQ(spills.find("hoist_accumulators"), std::string::npos) << spills;
+
+  // Random sliced genomes (and the ones above) compute what plain loops
+  // compute.
+  std::mt19937_64 rng(3);
+  std::vector<std::string> genomes = {"1,4,8,48,3,3,64|1,1,8,16,1,1,1;0,32",
+                                      "1,8,8,48,3,3,64|1,1,4,48,1,1,1;0,16"};
+  while (genomes.size() < 5) {
+    Genome genome = convSpace->sample(rng);
+    if (genome.knobs[1] != 0)
+      genomes.push_back(genome.str());
+  }
+  for (const std::string &genomeText : genomes) {
+    OwningOpRef<ModuleOp> payload = module->clone();
+    OpBuilder builder = OpBuilder::atBlockEnd(payload->getBody());
+    convSpace->build(builder, UnknownLoc::get(&context), "conv",
+                     *Genome::parse(genomeText));
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    payload->print(os);
+    auto kernel = Kernel::jit(text, "f", LoweringOptions(host));
+    ASSERT_TRUE(bool(kernel))
+        << genomeText << ": " << llvm::toString(kernel.takeError());
+    test::expectMatchesPlainLoops(*kernel, text, "f", /*seed=*/9, genomeText);
+  }
+}
+
 TEST_F(SearchTest, GenomeTextRoundTrips) {
   Genome genome{{{64, 96, 128}, {8, 32, 1}}, {1, 0, 4}};
   EXPECT_EQ(genome.str(), "64,96,128|8,32,1;1,0,4");

@@ -57,6 +57,15 @@ namespace mlir::tcl {
 /// scalar loops.
 bool isVectorizableGeneric(linalg::LinalgOp op);
 
+/// Whether a depthwise convolution's register tile of `columns` x
+/// `vectors` accumulators keeps them in registers across the kernel rows
+/// (hoist_accumulators) beside a kernel row's weights (`kernelColumns` x
+/// `vectors`) and an input vector, in `registers` vector registers (not
+/// AVX2's 16 with 8 x 2 vectors). The default schedules and the search
+/// space hoist where it does.
+bool fitsDepthwiseAccumulators(int64_t columns, int64_t vectors,
+                               int64_t kernelColumns, unsigned registers);
+
 /// Builds at `builder`'s insertion point the default schedule for `anchor`,
 /// the anchor of task `task`, on `platform` (with `hasEpilogue` if ops are
 /// tagged as its epilogue). Always returns a schedule that verifies; on an

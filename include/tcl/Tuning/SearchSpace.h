@@ -115,6 +115,9 @@ private:
                std::mt19937_64 &rng) const;
   void refit(Genome &genome, unsigned fromLevel, unsigned dim,
              std::mt19937_64 &rng) const;
+  /// The GPU sketch's levels and knobs for an op of `anchorClass`; false
+  /// if it has no parallel loop to spread over blocks.
+  bool setUpGpuSketch(AnchorClass anchorClass);
   /// GPU sketches: the threads of a block (block tiles / thread tiles).
   int64_t getGpuThreadsPerBlock(const Genome &genome) const;
   /// GPU matmul sketches: the bytes of shared memory the block's tiles of
@@ -135,6 +138,14 @@ private:
   bool hasEpilogue = false;
   /// Matmul: batch loops before m, n, k.
   unsigned batchDims = 0;
+  /// Window ops: the loops of the register tile's columns and channels and
+  /// of the kernel's columns; the ISA's vector lanes and registers (whether
+  /// a depthwise tile's accumulators fit them, fitsDepthwiseAccumulators).
+  unsigned columnDim = 0, channelDim = 0, kernelColumnDim = 0;
+  /// A full convolution: the loop of its input channels.
+  std::optional<unsigned> inputChannelDim;
+  int64_t lanes = 1;
+  unsigned vectorRegisters = 0;
   /// The GPU sketch (the same for every op class).
   bool gpu = false;
 };
