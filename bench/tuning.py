@@ -13,9 +13,11 @@
    by tcl-run --profile: pads, copies, layout transposes, allocation).
 3. End to end, batch 1: the tuned libraries vs the untuned one vs libtorch
    (OpenBLAS) at the same thread count, all timed in this run, in
-   alternating rounds (--rounds, 3 by default): latencies are medians over
+   alternating rounds (--rounds, 8 by default): latencies are medians over
    the rounds, speed ratios the median of the rounds' ratios with their
-   range (one noisy minute on a shared host moves a single timing by 2x).
+   range (one noisy minute on a shared host moves a single timing by 2x;
+   3 rounds gave tuned / untuned ranges like [0.81, 1.13] on a 2-vCPU Zen
+   5, too wide to read a few per cent).
 
 Usage: /usr/bin/python3 bench/tuning.py [BUILD_DIR] [--trials N]
        [--models resnet18,bert_encoder] [--cost-models random,xgboost]
@@ -96,7 +98,7 @@ def main():
     parser.add_argument("--models", default="resnet18")
     parser.add_argument("--cost-models", default="random,xgboost")
     parser.add_argument("--threads", default="1")
-    parser.add_argument("--rounds", type=int, default=3,
+    parser.add_argument("--rounds", type=int, default=8,
                         help="alternating rounds of the end-to-end timings")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()

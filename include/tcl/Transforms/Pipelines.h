@@ -34,7 +34,9 @@ namespace mlir::tcl {
 ///    split into power-of-two pieces before vectorization).
 /// 5: 2026-12-05 (register tiles that span a convolution's output width
 ///    skip the products of the rows that read zero padding).
-constexpr unsigned kCodegenVersion = 5;
+/// 6: 2026-12-06 (the vector pieces of a register tile write their hoisted
+///    accumulators straight into it: tiles of 48 lanes copied the tile).
+constexpr unsigned kCodegenVersion = 6;
 
 struct LoweringOptions {
   explicit LoweringOptions(Platform platform = Platform::host(),
