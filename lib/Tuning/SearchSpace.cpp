@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::tcl;
 
@@ -389,6 +391,76 @@ bool SearchSpace::isWellFormed(const Genome &genome) const {
   if (gpu && getGpuThreadsPerBlock(genome) > kMaxGpuThreadsPerBlock)
     return false;
   return innermost <= kMaxInnermostTile;
+}
+
+/// The primitives of `schedule`'s body, printed, one after the other.
+static std::string printBody(ScheduleOp schedule) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (Operation &op : schedule.getBody().front()) {
+    op.print(os);
+    os << '\n';
+  }
+  return text;
+}
+
+std::optional<Genome> SearchSpace::findGenome(ScheduleOp schedule) const {
+  if (gpu)
+    return std::nullopt;
+  // Each tile level's sizes, whole (0 keeps the level above).
+  std::vector<std::vector<int64_t>> levels = {extents};
+  for (Operation &op : schedule.getBody().front()) {
+    auto tile = dyn_cast<TileOp>(op);
+    if (!tile)
+      continue;
+    std::vector<int64_t> sizes = levels.back();
+    for (auto [dim, size] : llvm::enumerate(tile.getSizes()))
+      if (dim < sizes.size() && size != 0)
+        sizes[dim] = size;
+    levels.push_back(sizes);
+  }
+  unsigned numLevels = rules.size();
+  if (levels.size() < 2 || numLevels == 0)
+    return std::nullopt;
+  std::string wanted = printBody(schedule);
+  OwningOpRef<ModuleOp> scratch =
+      ModuleOp::create(UnknownLoc::get(schedule.getContext()));
+  OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
+  // The genome's innermost level is the schedule's; the others are any
+  // ordered choice of the levels above it (the whole extents included).
+  Genome genome;
+  genome.tiles.assign(numLevels, levels.back());
+  genome.knobs.assign(knobChoices.size(), 0);
+  std::function<bool(unsigned, size_t)> chooseLevels, chooseKnobs;
+  chooseKnobs = [&](unsigned knob, size_t) -> bool {
+    if (knob == knobChoices.size()) {
+      if (!isWellFormed(genome))
+        return false;
+      ScheduleOp built = build(builder, schedule.getLoc(), "t", genome);
+      bool same = printBody(built) == wanted;
+      built.erase();
+      return same;
+    }
+    for (int64_t choice : knobChoices[knob]) {
+      genome.knobs[knob] = choice;
+      if (chooseKnobs(knob + 1, 0))
+        return true;
+    }
+    return false;
+  };
+  chooseLevels = [&](unsigned level, size_t from) -> bool {
+    if (level + 1 == numLevels)
+      return chooseKnobs(0, 0);
+    for (size_t source = from; source + 1 < levels.size(); ++source) {
+      genome.tiles[level] = levels[source];
+      if (chooseLevels(level + 1, source))
+        return true;
+    }
+    return false;
+  };
+  if (chooseLevels(0, 0))
+    return genome;
+  return std::nullopt;
 }
 
 ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,

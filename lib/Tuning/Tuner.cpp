@@ -403,10 +403,14 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
         featuresOf(schedule, task->features);
     if (failed(featureVector))
       continue;
-    defaults.push_back(
-        {index,
-         Candidate{Genome(), printOp(schedule), std::move(*featureVector)},
-         "default"});
+    // With its genome, where the space has it, the default is a parent of
+    // the search's populations like any measured genome.
+    std::optional<Genome> genome =
+        task->space ? task->space->findGenome(schedule) : std::nullopt;
+    defaults.push_back({index,
+                        Candidate{genome.value_or(Genome()), printOp(schedule),
+                                  std::move(*featureVector)},
+                        "default"});
     if (defaults.size() >= std::max(1u, options.batchSize))
       if (llvm::Error error = measureDefaults())
         return std::move(error);

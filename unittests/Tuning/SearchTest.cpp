@@ -7,6 +7,7 @@
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Kernel.h"
 #include "tcl/Transforms/ApplySchedule.h"
+#include "tcl/Transforms/DefaultSchedule.h"
 #include "tcl/Transforms/Pipelines.h"
 #include "tcl/Transforms/TaskExtraction.h"
 #include "tcl/Tuning/Evaluation.h"
@@ -550,6 +551,61 @@ func.func @f(%x: tensor<1x10x10x64xf32>, %w: tensor<3x3x64x48xf32>,
         << genomeText << ": " << llvm::toString(kernel.takeError());
     test::expectMatchesPlainLoops(*kernel, text, "f", /*seed=*/9, genomeText);
   }
+}
+
+/// The default schedules of the matmul, the convolutions and the pooling
+/// have genomes in their spaces (so the search evolves them), whose
+/// schedules are the defaults.
+TEST_F(SearchTest, DefaultSchedulesHaveGenomes) {
+  constexpr const char *kLarge = R"mlir(
+func.func @f(%x: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf32>,
+             %o: tensor<1x7x7x512xf32>, %a: tensor<128x768xf32>,
+             %b: tensor<768x768xf32>, %c: tensor<128x768xf32>)
+    -> (tensor<1x7x7x512xf32>, tensor<128x768xf32>) {
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x9x9x512xf32>, tensor<3x3x512x512xf32>) outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
+  %1 = linalg.matmul ins(%a, %b : tensor<128x768xf32>, tensor<768x768xf32>)
+      outs(%c : tensor<128x768xf32>) -> tensor<128x768xf32>
+  return %0, %1 : tensor<1x7x7x512xf32>, tensor<128x768xf32>
+}
+)mlir";
+  unsigned found = 0, anchors = 0;
+  for (const char *source : {kMatmul, kWindowOps, kLarge}) {
+    OwningOpRef<ModuleOp> module = parse(source);
+    ASSERT_TRUE(module);
+    for (unsigned threads : {1u, 2u}) {
+      Platform platform(*lookupTargetArch("x86-avx512"), threads);
+      module->walk([&](linalg::LinalgOp anchor) {
+        if (isa<linalg::FillOp, linalg::GenericOp>(anchor))
+          return;
+        auto space =
+            SearchSpace::create(anchor, platform, /*hasEpilogue=*/false);
+        ASSERT_TRUE(space);
+        OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+        ScheduleOp schedule = buildDefaultSchedule(
+            builder, anchor, "t", platform, /*hasEpilogue=*/false);
+        std::string name = anchor->getName().getStringRef().str() + " " +
+                           std::to_string(threads) + "t";
+        ++anchors;
+        std::optional<Genome> genome = space->findGenome(schedule);
+        if (genome) {
+          ++found;
+          ScheduleOp built =
+              space->build(builder, UnknownLoc::get(&context), "t", *genome);
+          std::string a, b;
+          llvm::raw_string_ostream osA(a), osB(b);
+          for (Operation &op : schedule.getBody().front())
+            osA << op << "\n";
+          for (Operation &op : built.getBody().front())
+            osB << op << "\n";
+          EXPECT_EQ(a, b) << name;
+          built.erase();
+        }
+        schedule.erase();
+      });
+    }
+  }
+  EXPECT_EQ(found, anchors);
 }
 
 TEST_F(SearchTest, GenomeTextRoundTrips) {
@@ -1272,6 +1328,15 @@ TEST_F(SearchTest, DefaultsOfSeveralTasksShareABatch) {
   EXPECT_EQ(workloads.size(), 4u);
   for (const TaskReport &task : report->tasks)
     EXPECT_GT(task.defaultSeconds, 0) << task.name;
+  // Every default (the window ops' and the elementwise op's) is recorded
+  // with its genome, which the search evolves
+  // (SearchTest.DefaultSchedulesHaveGenomes).
+  unsigned withGenome = 0;
+  for (const TuningRecord &record :
+       (*db)->getPlatformRecords(options.platform.getName()))
+    withGenome += record.proposer == "default" &&
+                  Genome::parse(record.genome).has_value();
+  EXPECT_EQ(withGenome, 4u);
 }
 
 /// A run that names no budget spends kDefaultTrialsPerTask trials a task

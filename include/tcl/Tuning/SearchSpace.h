@@ -93,6 +93,12 @@ public:
   ScheduleOp build(OpBuilder &builder, Location loc, llvm::StringRef task,
                    const Genome &genome) const;
 
+  /// The genome whose schedule is `schedule`'s (the same primitives, in
+  /// the same order), if the space has one: a default schedule's, so that
+  /// the search evolves it too. Tries the schedule's tile levels as the
+  /// genome's levels with every choice of the knobs.
+  std::optional<Genome> findGenome(ScheduleOp schedule) const;
+
   llvm::ArrayRef<std::string> getKnobNames() const { return knobNames; }
   llvm::ArrayRef<int64_t> getExtents() const { return extents; }
 
