@@ -431,8 +431,9 @@ std::optional<Genome> SearchSpace::findGenome(ScheduleOp schedule) const {
   Genome genome;
   genome.tiles.assign(numLevels, levels.back());
   genome.knobs.assign(knobChoices.size(), 0);
-  std::function<bool(unsigned, size_t)> chooseLevels, chooseKnobs;
-  chooseKnobs = [&](unsigned knob, size_t) -> bool {
+  std::function<bool(unsigned)> chooseKnobs;
+  std::function<bool(unsigned, size_t)> chooseLevels;
+  chooseKnobs = [&](unsigned knob) -> bool {
     if (knob == knobChoices.size()) {
       if (!isWellFormed(genome))
         return false;
@@ -443,14 +444,14 @@ std::optional<Genome> SearchSpace::findGenome(ScheduleOp schedule) const {
     }
     for (int64_t choice : knobChoices[knob]) {
       genome.knobs[knob] = choice;
-      if (chooseKnobs(knob + 1, 0))
+      if (chooseKnobs(knob + 1))
         return true;
     }
     return false;
   };
   chooseLevels = [&](unsigned level, size_t from) -> bool {
     if (level + 1 == numLevels)
-      return chooseKnobs(0, 0);
+      return chooseKnobs(0);
     for (size_t source = from; source + 1 < levels.size(); ++source) {
       genome.tiles[level] = levels[source];
       if (chooseLevels(level + 1, source))
