@@ -477,22 +477,25 @@ ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
     return schedule;
   }
   unsigned emittedLevels = 0;
-  // Emits tile level `level`; sizes equal to the level above become 0
-  // (untiled). Returns whether the level tiles anything.
-  auto tile = [&](unsigned level) {
+  // Emits a level of tiles `whole` under tiles `parent`; sizes equal to
+  // the parent's become 0 (untiled). Returns whether it tiles anything.
+  auto tileUnder = [&](ArrayRef<int64_t> whole, ArrayRef<int64_t> parent) {
     SmallVector<int64_t> sizes;
     bool any = false;
-    for (size_t dim = 0; dim < extents.size(); ++dim) {
-      int64_t parent = level ? genome.tiles[level - 1][dim] : extents[dim];
-      int64_t size = genome.tiles[level][dim];
-      sizes.push_back(size == parent ? 0 : size);
-      any |= size != parent;
+    for (auto [size, parentSize] : llvm::zip(whole, parent)) {
+      sizes.push_back(size == parentSize ? 0 : size);
+      any |= size != parentSize;
     }
     if (any) {
       b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
       ++emittedLevels;
     }
     return any;
+  };
+  // Emits genome level `level` under the level above it.
+  auto tile = [&](unsigned level) {
+    return tileUnder(genome.tiles[level],
+                     level ? genome.tiles[level - 1] : extents);
   };
   auto outerLevel = [&](bool parallel) {
     if (!tile(0))
@@ -541,29 +544,20 @@ ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
     // A slice of the input channels, for the register tile's output
     // channels: a cache level between the outer and the register level,
     // which then leaves the output channels as they are.
-    const std::vector<int64_t> &outer = genome.tiles[0];
-    std::vector<int64_t> inner = genome.tiles[1];
+    std::vector<int64_t> parent = genome.tiles[0];
     if (inputChannelDim && genome.knobs[kWindowSlice] > 0) {
-      SmallVector<int64_t> cache(extents.size(), 0);
-      if (inner[channelDim] != outer[channelDim])
-        cache[channelDim] = inner[channelDim];
+      std::vector<int64_t> cache = parent;
+      cache[channelDim] = genome.tiles[1][channelDim];
       cache[*inputChannelDim] = genome.knobs[kWindowSlice];
-      b.create<TileOp>(loc, b.getDenseI64ArrayAttr(cache));
-      ++emittedLevels;
-      inner[channelDim] = outer[channelDim];
+      tileUnder(cache, parent);
+      parent = cache;
     }
-    SmallVector<int64_t> sizes;
-    for (size_t dim = 0; dim < extents.size(); ++dim)
-      sizes.push_back(inner[dim] == outer[dim] ? 0 : inner[dim]);
     // Reductions come last: the register level tiles one if any.
     bool reduces =
         llvm::any_of(llvm::seq<size_t>(0, extents.size()), [&](size_t dim) {
-          return loopKinds[dim] == 'r' && sizes[dim] != 0;
+          return loopKinds[dim] == 'r' && genome.tiles[1][dim] != parent[dim];
         });
-    if (llvm::any_of(sizes, [](int64_t size) { return size != 0; })) {
-      b.create<TileOp>(loc, b.getDenseI64ArrayAttr(sizes));
-      ++emittedLevels;
-    }
+    tileUnder(genome.tiles[1], parent);
     b.create<DecomposeOp>(loc);
     b.create<VectorizeOp>(loc);
     // Accumulators stay in registers across the reduction loops; a
