@@ -18,6 +18,7 @@
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/TransformOps.h"
 
+#include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
@@ -565,21 +566,28 @@ bool TransformEmitter::splitPaddedSides(Location loc,
       !isPaddingWorthFolding(op))
     return false;
   auto pad = op->getOperand(0).getDefiningOp<tensor::PadOp>();
-  auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
-  auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
-  if (!pad || !strides || !dilations || strides.getNumElements() != 2 ||
-      dilations.getNumElements() != 2 ||
-      !pad.getSourceType().hasStaticShape() ||
+  if (!pad || !pad.getSourceType().hasStaticShape() ||
       ShapedType::isDynamicShape(pad.getStaticLow()) ||
       ShapedType::isDynamicShape(pad.getStaticHigh()))
     return false;
-  // Input W is NHWC's dimension 2; the W loops are the anchor's.
+  // Input W is dimension 2 of NHWC (and of the grouped form's NHWGC); the
+  // W loops are the anchor's. Its index is `stride * ow + dilation * kw`,
+  // read off the indexing map, which every window op has (the grouped
+  // form has no stride attributes).
   constexpr unsigned kInputW = 2;
+  unsigned columnDim = info->widthDims->output;
+  AffineMap inputMap = cast<linalg::LinalgOp>(op).getIndexingMapsArray()[0];
+  SmallVector<int64_t> coefficients;
+  if (inputMap.getNumResults() <= kInputW ||
+      failed(getFlattenedAffineExpr(inputMap.getResult(kInputW),
+                                    inputMap.getNumDims(), 0, &coefficients)))
+    return false;
+  int64_t stride = coefficients[columnDim];
+  int64_t dilation = coefficients[info->widthDims->window];
+  if (stride <= 0 || dilation <= 0)
+    return false;
   int64_t low = pad.getStaticLow()[kInputW];
   int64_t inputColumns = pad.getSourceType().getDimSize(kInputW);
-  int64_t stride = strides.getValues<int64_t>()[1];
-  int64_t dilation = dilations.getValues<int64_t>()[1];
-  unsigned columnDim = info->widthDims->output;
   int64_t columns = before.dims[columnDim].extent;
   int64_t kernelColumns = before.dims[info->widthDims->window].extent;
   // A tile of 0 columns (untiled) spans the map: its middle piece is then

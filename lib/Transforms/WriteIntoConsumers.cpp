@@ -96,6 +96,10 @@ findEmptyDestination(Value value, bool othersMayRead = false) {
   return std::nullopt;
 }
 
+bool mlir::tcl::isComputedIntoEmptyTensor(Value value) {
+  return findEmptyDestination(value).has_value();
+}
+
 /// Has what `destination` holds computed into the slice [offsets, sizes]
 /// of `base`: its empty tensor becomes that slice (collapsed like the
 /// expand_shape on the way, or expanded like the collapse_shape, which any

@@ -71,8 +71,16 @@ void unshareFills(Operation *root);
 
 /// Whether the padding of `op`'s input is folded into its tiles by its
 /// schedule (tcl.fold_padding_into_tiles) rather than built as a padded
-/// copy: a depthwise convolution or a pooling whose input is a tensor.pad.
+/// copy: a depthwise convolution or a pooling whose input is a tensor.pad,
+/// or a grouped convolution whose padded input would be a copy (its source
+/// not computed into an empty tensor, see isComputedIntoEmptyTensor).
 bool isPaddingWorthFolding(Operation *op);
+
+/// Whether `value` was computed into a tensor.empty (through destination-
+/// style ops, loops and at most one reshape, each value on the way used
+/// once): then tcl-write-into-consumers can compute it into its place of a
+/// consumer's buffer, such as the middle of a padded tensor.
+bool isComputedIntoEmptyTensor(Value value);
 
 /// The globals tcl-profile-nests adds (see its description): the counters,
 /// i64 [sites x 2] (ticks, calls), and the sites' text, one line a site.

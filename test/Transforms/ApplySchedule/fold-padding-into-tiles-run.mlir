@@ -3,14 +3,17 @@
 // convolution with the default schedule's primitives, a stride of 2 with an
 // uneven border, a depthwise convolution tiled twice (slices of slices)
 // whose epilogue is fused at the outer level (the op it was fused from is
-// still there, dead), a max pooling, whose padding is -inf, and a 14x14
-// map whose tile spans its columns.
+// still there, dead), a max pooling, whose padding is -inf, a 14x14
+// map whose tile spans its columns, and grouped convolutions (8 groups of
+// 4 channels) of stride 1, padded at every side, and of stride 2.
 // REQUIRES: tcl-run
 // RUN: tcl-run %s --entry=depthwise | FileCheck %s
 // RUN: tcl-run %s --entry=strided | FileCheck %s
 // RUN: tcl-run %s --entry=fused | FileCheck %s
 // RUN: tcl-run %s --entry=pool | FileCheck %s
 // RUN: tcl-run %s --entry=narrow | FileCheck %s
+// RUN: tcl-run %s --entry=grouped | FileCheck %s
+// RUN: tcl-run %s --entry=grouped_strided | FileCheck %s
 // CHECK: against plain loops: ok
 // RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s --check-prefix=FOLDED
 // FOLDED-NOT: tensor.pad
@@ -109,6 +112,58 @@ func.func @narrow(%x: tensor<1x14x14x16xf32>, %w: tensor<3x3x16xf32>) -> tensor<
 tcl.sched.schedule task "narrow" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x86-sse42" loops [1 parallel, 14 parallel, 14 parallel, 16 parallel, 3 reduction, 3 reduction] {
   tcl.sched.tile [0, 7, 0, 0, 0, 0]
   tcl.sched.tile [0, 1, 0, 16, 1, 0]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+}
+
+#grouped_input = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh * 1 + kh, ow * 1 + kw, g, c)>
+#grouped_filter = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>
+#grouped_output = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>
+func.func @grouped(%x: tensor<1x12x12x8x4xf32>, %w: tensor<8x3x3x4x4xf32>) -> tensor<1x12x12x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0, 0] high[0, 1, 1, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index, %m: index):
+    tensor.yield %zero : f32
+  } : tensor<1x12x12x8x4xf32> to tensor<1x14x14x8x4xf32>
+  %e = tensor.empty() : tensor<1x12x12x8x4xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x12x12x8x4xf32>) -> tensor<1x12x12x8x4xf32>
+  %0 = linalg.generic {indexing_maps = [#grouped_input, #grouped_filter, #grouped_output], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%in, %w : tensor<1x14x14x8x4xf32>, tensor<8x3x3x4x4xf32>) outs(%o : tensor<1x12x12x8x4xf32>) attrs = {tcl.task = "grouped"} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x12x8x4xf32>
+  return %0 : tensor<1x12x12x8x4xf32>
+}
+tcl.sched.schedule task "grouped" anchor "linalg.generic.conv_2d_nhwgc_ghwcf" target "x86-sse42" loops [1 parallel, 12 parallel, 12 parallel, 8 parallel, 4 parallel, 3 reduction, 3 reduction, 4 reduction] {
+  tcl.sched.tile [0, 1, 4, 1, 0, 1, 1, 1]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+}
+
+#grouped_strided_input = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh * 2 + kh, ow * 2 + kw, g, c)>
+#grouped_strided_filter = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>
+#grouped_strided_output = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>
+func.func @grouped_strided(%x: tensor<1x15x15x8x4xf32>, %w: tensor<8x3x3x4x4xf32>) -> tensor<1x7x7x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0, 0] high[0, 0, 0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index, %m: index):
+    tensor.yield %zero : f32
+  } : tensor<1x15x15x8x4xf32> to tensor<1x16x16x8x4xf32>
+  %e = tensor.empty() : tensor<1x7x7x8x4xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x7x8x4xf32>) -> tensor<1x7x7x8x4xf32>
+  %0 = linalg.generic {indexing_maps = [#grouped_strided_input, #grouped_strided_filter, #grouped_strided_output], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%in, %w : tensor<1x16x16x8x4xf32>, tensor<8x3x3x4x4xf32>) outs(%o : tensor<1x7x7x8x4xf32>) attrs = {tcl.task = "grouped_strided"} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<1x7x7x8x4xf32>
+  return %0 : tensor<1x7x7x8x4xf32>
+}
+tcl.sched.schedule task "grouped_strided" anchor "linalg.generic.conv_2d_nhwgc_ghwcf" target "x86-sse42" loops [1 parallel, 7 parallel, 7 parallel, 8 parallel, 4 parallel, 3 reduction, 3 reduction, 4 reduction] {
+  tcl.sched.tile [0, 1, 3, 1, 0, 1, 1, 1]
   tcl.sched.decompose
   tcl.sched.vectorize
   tcl.sched.hoist_accumulators

@@ -92,6 +92,92 @@ tcl.sched.schedule task "n" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x
 
 // -----
 
+// A grouped convolution (4 groups of 8 channels, 3x3/2, padded at the top
+// and left only) of an argument, whose padded copy would cost a third of
+// the op: 8 output columns in tiles of 4 are split into column 0, which
+// pads itself (its kernel-column loop skips the tap left of the input),
+// and columns 1 to 7 (a tile of 4 and one of 3), which read the input
+// directly: 7 and 5 input columns at stride 2.
+// CHECK-LABEL: func.func @grouped
+//  CHECK-SAME:   (%[[X:.*]]: tensor<1x16x16x4x8xf32>
+//   CHECK-NOT: tensor.pad
+//   CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+//   CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+//       CHECK: scf.for %{{.*}} = %[[C1]] to %[[C3]]
+//       CHECK:   tensor.extract_slice %[[X]]{{.*}} [1, 1, 1, 1, 1]
+//       CHECK: tensor.extract_slice %[[X]]{{.*}} [1, 1, 7, 1, 1]
+//       CHECK: tensor.extract_slice %[[X]]{{.*}} [1, 1, 5, 1, 1]
+#grouped_input = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh * 2 + kh, ow * 2 + kw, g, c)>
+#grouped_filter = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>
+#grouped_output = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>
+func.func @grouped(%x: tensor<1x16x16x4x8xf32>, %w: tensor<4x3x3x8x8xf32>) -> tensor<1x8x8x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %in = tensor.pad %x low[0, 1, 1, 0, 0] high[0, 0, 0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index, %m: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x16x4x8xf32> to tensor<1x17x17x4x8xf32>
+  %e = tensor.empty() : tensor<1x8x8x4x8xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x4x8xf32>) -> tensor<1x8x8x4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#grouped_input, #grouped_filter, #grouped_output], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%in, %w : tensor<1x17x17x4x8xf32>, tensor<4x3x3x8x8xf32>) outs(%o : tensor<1x8x8x4x8xf32>) attrs = {tcl.task = "g"} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x8x4x8xf32>
+  return %0 : tensor<1x8x8x4x8xf32>
+}
+tcl.sched.schedule task "g" anchor "linalg.generic.conv_2d_nhwgc_ghwcf" target "x86-avx512" loops [1 parallel, 8 parallel, 8 parallel, 4 parallel, 8 parallel, 3 reduction, 3 reduction, 8 reduction] {
+  tcl.sched.tile [0, 1, 4, 1, 0, 1, 1, 1]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+}
+
+// -----
+
+// The same convolution of a value computed into an empty tensor: the
+// padded tensor stays, for tcl-write-into-consumers to compute the value
+// into its middle (no copy), and no tile pads itself.
+// CHECK-LABEL: func.func @grouped_of_computed
+//       CHECK: linalg.generic
+//       CHECK: tensor.pad
+//   CHECK-NOT: vector.transfer_write %{{.*}}, %{{.*}} : vector<{{.*}}>, tensor<1x1x
+//       CHECK: return
+#grouped_input2 = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh * 2 + kh, ow * 2 + kw, g, c)>
+#grouped_filter2 = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>
+#grouped_output2 = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>
+#elementwise = affine_map<(a, b, c, d, e) -> (a, b, c, d, e)>
+func.func @grouped_of_computed(%x: tensor<1x16x16x4x8xf32>, %w: tensor<4x3x3x8x8xf32>) -> tensor<1x8x8x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x16x16x4x8xf32>
+  %relu = linalg.generic {indexing_maps = [#elementwise, #elementwise], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x16x16x4x8xf32>) outs(%empty : tensor<1x16x16x4x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x16x16x4x8xf32>
+  %in = tensor.pad %relu low[0, 1, 1, 0, 0] high[0, 0, 0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index, %m: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x16x4x8xf32> to tensor<1x17x17x4x8xf32>
+  %e = tensor.empty() : tensor<1x8x8x4x8xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x4x8xf32>) -> tensor<1x8x8x4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#grouped_input2, #grouped_filter2, #grouped_output2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%in, %w : tensor<1x17x17x4x8xf32>, tensor<4x3x3x8x8xf32>) outs(%o : tensor<1x8x8x4x8xf32>) attrs = {tcl.task = "g"} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x8x4x8xf32>
+  return %0 : tensor<1x8x8x4x8xf32>
+}
+tcl.sched.schedule task "g" anchor "linalg.generic.conv_2d_nhwgc_ghwcf" target "x86-avx512" loops [1 parallel, 8 parallel, 8 parallel, 4 parallel, 8 parallel, 3 reduction, 3 reduction, 8 reduction] {
+  tcl.sched.tile [0, 1, 4, 1, 0, 1, 1, 1]
+  tcl.sched.decompose
+  tcl.sched.vectorize
+  tcl.sched.hoist_accumulators
+}
+
+// -----
+
 // A 6x6 map whose kernel rows are unrolled (so no tap is skipped): even
 // split at its side columns, a third of its rows would pad themselves
 // (less than 75% of the work inside), so the input is padded once as
