@@ -71,6 +71,22 @@ TEST_F(CollectTest, RandomTasksAreReproducibleAndSearchable) {
   EXPECT_GT(withEpilogue, 0u);
 }
 
+// The cost models' data must cover the deep layers' convolutions, whose
+// weights do not fit the L2 (4 MB and more): drawn only uniformly over
+// channels and maps under the FLOP cap, as before, these 200 tasks held
+// none.
+TEST_F(CollectTest, RandomTasksCoverDeepConvolutions) {
+  std::string text = generateRandomTasks(200, /*seed=*/1);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  unsigned large = 0;
+  module->walk([&](linalg::Conv2DNhwcHwcfOp conv) {
+    auto filter = cast<RankedTensorType>(conv.getInputs()[1].getType());
+    large += filter.getNumElements() * 4 > (4 << 20);
+  });
+  EXPECT_GE(large, 3u);
+}
+
 TEST_F(CollectTest, ReferenceInputIsAMatmul) {
   MeasureInput input =
       makeReferenceInput(Platform(*lookupTargetArch("x86-avx2"), 2));

@@ -6,7 +6,8 @@
 //
 // Dataset collection (tcl-tuning-db collect): the tasks of model graphs and
 // random tasks (operators of the shapes CNNs and Transformers use: matmul
-// with or without a bias/ReLU epilogue, batch matmul, NHWC convolution,
+// with or without a bias/ReLU epilogue, batch matmul, NHWC convolution
+// (a share of them with the deep layers' many channels on small maps),
 // depthwise convolution, max and sum pooling, sampled with a seed), each
 // measured to a quota of programs by the tuner's collection mode
 // (TuningOptions::trialsPerTask) behind a load guard (LoadGuard.h).
