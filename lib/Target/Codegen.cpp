@@ -29,6 +29,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/Threading.h"
@@ -520,20 +521,31 @@ mlir::tcl::getFunctionSignatures(ModuleOp module) {
 }
 
 namespace {
-/// Temporary files that are removed when this goes out of scope.
+/// Temporary files that are removed, with their directory, when this goes
+/// out of scope. They lie in a unique directory under names of their own
+/// (`<prefix>-<n>.<suffix>`) rather than under random names: the C
+/// compiler writes a source's name into the library's symbol table, and a
+/// random one made every build of the same input a different file.
 struct TemporaryFiles {
   ~TemporaryFiles() {
     for (const std::string &path : paths)
       llvm::sys::fs::remove(path);
+    if (!directory.empty())
+      llvm::sys::fs::remove(directory);
   }
   llvm::Expected<std::string> create(llvm::StringRef prefix,
                                      llvm::StringRef suffix) {
-    llvm::SmallString<128> path;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile(prefix, suffix, path))
-      return llvm::createStringError(ec, "cannot create a temporary file");
-    return paths.emplace_back(path);
+    if (directory.empty())
+      if (std::error_code ec =
+              llvm::sys::fs::createUniqueDirectory("tcl", directory))
+        return llvm::createStringError(ec,
+                                       "cannot create a temporary directory");
+    llvm::SmallString<128> file(directory);
+    llvm::sys::path::append(file, prefix + "-" + llvm::Twine(paths.size()) +
+                                      "." + suffix);
+    return paths.emplace_back(file);
   }
+  llvm::SmallString<128> directory;
   std::vector<std::string> paths;
 };
 } // namespace
