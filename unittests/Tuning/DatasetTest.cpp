@@ -16,11 +16,19 @@ using namespace mlir::tcl;
 
 namespace {
 
-std::string tempDir() {
-  llvm::SmallString<128> path;
-  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tcl-dataset", path));
-  return std::string(path);
-}
+/// A temporary directory, removed with what the test wrote into it.
+class TempDir {
+public:
+  TempDir() {
+    llvm::SmallString<128> created;
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tcl-dataset", created));
+    path = std::string(created);
+  }
+  ~TempDir() { llvm::sys::fs::remove_directories(path); }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+  std::string path;
+};
 
 /// Three workloads (two from model "net", one random) on two platforms,
 /// three records each, one failed.
@@ -60,7 +68,8 @@ std::unique_ptr<TuningDatabase> makeDatabase(const std::string &path) {
 }
 
 TEST(DatasetTest, ExportImportRoundTrip) {
-  std::string dir = tempDir();
+  TempDir temp;
+  const std::string &dir = temp.path;
   auto db = makeDatabase(dir + "/source.db");
   DatasetManifest manifest;
   manifest.seed = "7";
@@ -99,7 +108,8 @@ TEST(DatasetTest, ExportImportRoundTrip) {
 }
 
 TEST(DatasetTest, CorruptFilesAreErrors) {
-  std::string dir = tempDir();
+  TempDir temp;
+  const std::string &dir = temp.path;
   auto db = makeDatabase(dir + "/source.db");
   ASSERT_FALSE(exportDataset(*db, dir + "/data", DatasetManifest()));
   {
@@ -118,7 +128,8 @@ TEST(DatasetTest, CorruptFilesAreErrors) {
 }
 
 TEST(DatasetTest, GroupsAndSplits) {
-  std::string dir = tempDir();
+  TempDir temp;
+  const std::string &dir = temp.path;
   auto db = makeDatabase(dir + "/source.db");
   std::vector<DatasetGroup> groups = loadDatasetGroups(*db);
   ASSERT_EQ(groups.size(), 6u);
