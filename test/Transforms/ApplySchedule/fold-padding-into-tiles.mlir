@@ -143,9 +143,9 @@ tcl.sched.schedule task "g" anchor "linalg.generic.conv_2d_nhwgc_ghwcf" target "
 //       CHECK: tensor.pad
 //   CHECK-NOT: vector.transfer_write %{{.*}}, %{{.*}} : vector<{{.*}}>, tensor<1x1x
 //       CHECK: return
-#grouped_input2 = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh * 2 + kh, ow * 2 + kw, g, c)>
-#grouped_filter2 = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>
-#grouped_output2 = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>
+#grouped_input = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh * 2 + kh, ow * 2 + kw, g, c)>
+#grouped_filter = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>
+#grouped_output = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>
 #elementwise = affine_map<(a, b, c, d, e) -> (a, b, c, d, e)>
 func.func @grouped_of_computed(%x: tensor<1x16x16x4x8xf32>, %w: tensor<4x3x3x8x8xf32>) -> tensor<1x8x8x4x8xf32> {
   %zero = arith.constant 0.0 : f32
@@ -161,7 +161,7 @@ func.func @grouped_of_computed(%x: tensor<1x16x16x4x8xf32>, %w: tensor<4x3x3x8x8
   } : tensor<1x16x16x4x8xf32> to tensor<1x17x17x4x8xf32>
   %e = tensor.empty() : tensor<1x8x8x4x8xf32>
   %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x4x8xf32>) -> tensor<1x8x8x4x8xf32>
-  %0 = linalg.generic {indexing_maps = [#grouped_input2, #grouped_filter2, #grouped_output2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%in, %w : tensor<1x17x17x4x8xf32>, tensor<4x3x3x8x8xf32>) outs(%o : tensor<1x8x8x4x8xf32>) attrs = {tcl.task = "g"} {
+  %0 = linalg.generic {indexing_maps = [#grouped_input, #grouped_filter, #grouped_output], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%in, %w : tensor<1x17x17x4x8xf32>, tensor<4x3x3x8x8xf32>) outs(%o : tensor<1x8x8x4x8xf32>) attrs = {tcl.task = "g"} {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
     %r = arith.addf %acc, %p : f32
