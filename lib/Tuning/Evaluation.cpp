@@ -145,6 +145,8 @@ mlir::tcl::rankHeldOut(CostModel &model, llvm::ArrayRef<FeaturizedGroup> test) {
   result.testTasks = test.size();
   result.top1 = topKScore(groups, 1);
   result.top5 = topKScore(groups, 5);
+  for (const RankedGroup &group : groups)
+    result.groupTop1.push_back(topKScore(group, 1));
   return result;
 }
 

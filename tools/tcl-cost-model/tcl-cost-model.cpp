@@ -46,9 +46,11 @@
 //
 // Common options: --platforms P,Q (default: all), --split task |
 // model:NAME | platform:NAME | none (none: train and evaluate on all),
-// --epochs, --loss lambdarank|mse, --seed, --num-threads. With --fraction
-// below 1, train, compare and time-scoring train on the programs that
-// --strategy chooses (once, shared by every model compared).
+// --epochs (--min-steps: at least that many optimizer steps), --loss
+// lambdarank|mse, --seed, --num-threads. With --fraction below 1, train,
+// compare and time-scoring train on the programs that --strategy chooses
+// (once, shared by every model compared). --per-task adds a table of each
+// held-out task's top-1, a column per model: where a model loses.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,6 +135,16 @@ static llvm::cl::opt<unsigned> epochs("epochs",
                                       llvm::cl::desc("Training epochs"),
                                       llvm::cl::init(20),
                                       llvm::cl::cat(toolCategory));
+static llvm::cl::opt<unsigned> minSteps(
+    "min-steps",
+    llvm::cl::desc("Train for at least this many optimizer steps (more "
+                   "epochs than --epochs on a small dataset; 0: --epochs)"),
+    llvm::cl::init(0), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<bool>
+    perTask("per-task",
+            llvm::cl::desc("train, evaluate, compare: also print each held-out "
+                           "task's top-1, a column per model"),
+            llvm::cl::init(false), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string> loss("loss",
                                        llvm::cl::desc("lambdarank, mse or "
                                                       "lambdarank+mse"),
@@ -398,6 +410,7 @@ LearnedModelOptions learnedModelOptions() {
   options.mseWeight = mseWeight;
   options.averagedFraction = averagedFraction;
   options.epochs = options.fineTuneEpochs = epochs;
+  options.minSteps = minSteps;
   // train --from fine-tunes at the step size asked, too.
   options.learningRate = options.fineTuneLearningRate = learningRate;
   options.cosineDecay = cosineDecay;
@@ -413,6 +426,8 @@ std::unique_ptr<CostModel> makeModel(llvm::StringRef name, EpochTimes &times,
   LearnedModelOptions options = learnedModelOptions();
   options.cropPadding = cropPadding;
   options.epochs = options.fineTuneEpochs = modelEpochs.value_or(epochs);
+  if (modelEpochs) // A chooser of active sampling trains as it is told.
+    options.minSteps = 0;
   options.onEpoch = [&times, name = name.str()](unsigned epoch, double mean,
                                                 double seconds) {
     ++times.epochs;
@@ -548,6 +563,61 @@ llvm::Error selectCommand(Data &data, MLIRContext *context) {
   return llvm::Error::success();
 }
 
+/// --per-task: each held-out task's top-1, a row per task and platform and
+/// a column per model, printed after the summary rows.
+class PerTaskTable {
+public:
+  void add(llvm::StringRef model, llvm::ArrayRef<FeaturizedGroup> groups,
+           const CostModelEvaluation &result) {
+    size_t column = llvm::find(models, model) - models.begin();
+    if (column == models.size())
+      models.push_back(model.str());
+    for (auto [group, top1] : llvm::zip(groups, result.groupTop1)) {
+      auto [row, added] =
+          rowOf.try_emplace({group.platform, group.workloadKey}, rows.size());
+      if (added)
+        rows.push_back(
+            {group.platform, group.workloadKey, group.latencies.size(), {}});
+      rows[row->second].top1[column] = top1;
+    }
+  }
+
+  void print() const {
+    if (rows.empty())
+      return;
+    llvm::outs() << "\n| platform | task | programs |";
+    for (const std::string &model : models)
+      llvm::outs() << " " << model << " |";
+    llvm::outs() << "\n| --- | --- | ---: |";
+    for (size_t i = 0; i < models.size(); ++i)
+      llvm::outs() << " ---: |";
+    llvm::outs() << "\n";
+    for (const Row &row : rows) {
+      llvm::outs() << "| " << row.platform << " | " << row.task << " | "
+                   << row.programs << " |";
+      for (size_t column = 0; column < models.size(); ++column) {
+        auto found = row.top1.find(column);
+        llvm::outs() << (found == row.top1.end()
+                             ? std::string(" - |")
+                             : llvm::formatv(" {0:F3} |", found->second).str());
+      }
+      llvm::outs() << "\n";
+    }
+  }
+
+private:
+  struct Row {
+    std::string platform, task;
+    size_t programs;
+    std::map<size_t, double> top1;
+  };
+  std::vector<std::string> models;
+  std::vector<Row> rows;
+  std::map<std::pair<std::string, std::string>, size_t> rowOf;
+};
+
+PerTaskTable perTaskTable;
+
 void printRowHeader() {
   llvm::outs() << "| model | parameters | train (s) | s/epoch | score 4096 "
                   "(ms) | held out | groups / programs | top-1 | top-5 | "
@@ -610,10 +680,12 @@ llvm::Error trainAndReport(Data &data, llvm::StringRef name,
       return saveError;
   double score4096 = timeScoring4096(*model, data.pick(**all, data.split.test));
   for (const std::string &platform : data.testPlatforms()) {
-    CostModelEvaluation result =
-        rankHeldOut(*model, data.pick(**all, data.split.test, platform));
+    std::vector<FeaturizedGroup> test =
+        data.pick(**all, data.split.test, platform);
+    CostModelEvaluation result = rankHeldOut(*model, test);
     result.scoreSecondsPer4096 = score4096;
     printRow(name, *model, times, trainSeconds, platform, result);
+    perTaskTable.add(name, test, result);
   }
   return llvm::Error::success();
 }
@@ -945,6 +1017,8 @@ int main(int argc, char **argv) {
     if (llvm::Error trainError =
             trainAndReport(data, modelName, &context, outputPath, fromPath))
       return fail(std::move(trainError));
+    if (perTask)
+      perTaskTable.print();
     return 0;
   }
   if (command == "evaluate") {
@@ -963,11 +1037,15 @@ int main(int argc, char **argv) {
     double score4096 =
         timeScoring4096(*model, data.pick(**all, data.split.test));
     for (const std::string &platform : data.testPlatforms()) {
-      CostModelEvaluation result =
-          rankHeldOut(*model, data.pick(**all, data.split.test, platform));
+      std::vector<FeaturizedGroup> test =
+          data.pick(**all, data.split.test, platform);
+      CostModelEvaluation result = rankHeldOut(*model, test);
       result.scoreSecondsPer4096 = score4096;
       printRow(modelName, *model, times, 0, platform, result);
+      perTaskTable.add(modelName, test, result);
     }
+    if (perTask)
+      perTaskTable.print();
     return 0;
   }
   if (command == "time-scoring") {
@@ -980,5 +1058,7 @@ int main(int argc, char **argv) {
   for (const std::string &name : names)
     if (llvm::Error compareError = trainAndReport(data, name, &context, "", ""))
       return fail(std::move(compareError));
+  if (perTask)
+    perTaskTable.print();
   return 0;
 }

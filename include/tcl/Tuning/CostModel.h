@@ -113,6 +113,9 @@ struct LearnedModelOptions {
   /// that a pretrained model learns from a search's first, small batches
   /// too (TrainOptions::minSteps).
   unsigned fineTuneMinSteps = 24;
+  /// The first training takes at least this many optimizer steps (more
+  /// epochs than `epochs` on a small dataset; 0: `epochs` decides).
+  unsigned minSteps = 0;
   double learningRate = 1e-3;
   /// The step size of fine-tuning a loaded (or trained) model on a
   /// search's measurements: at learningRate, a run's first few measurements

@@ -60,6 +60,9 @@ struct CostModelEvaluation {
   /// Seconds to score the held-out programs group by group, and to score
   /// 4096 programs in one call (timeScoring4096; 0 if not timed).
   double scoreSeconds = 0, scoreSecondsPer4096 = 0;
+  /// Each held-out group's top-1 score, in the order of the groups ranked
+  /// (where a model loses is usually a few tasks, not all of them).
+  std::vector<double> groupTop1;
 };
 
 /// `count` programs of `groups` (cycled), to score at once as the search

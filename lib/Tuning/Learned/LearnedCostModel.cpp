@@ -109,7 +109,7 @@ public:
       return made.takeError();
     learned::TrainOptions train = *made;
     train.epochs = trained ? options.fineTuneEpochs : options.epochs;
-    train.minSteps = trained ? options.fineTuneMinSteps : 0;
+    train.minSteps = trained ? options.fineTuneMinSteps : options.minSteps;
     if (trained && !continual)
       train.learningRate = options.fineTuneLearningRate;
     train.seed = seed + updates++;
