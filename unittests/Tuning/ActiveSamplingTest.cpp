@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/ActiveSampling.h"
+#include "FeatureModel.h"
 
 #include <gtest/gtest.h>
 
@@ -207,40 +208,6 @@ TEST(ActiveSamplingTest, MissingInputsAreNamed) {
             std::string::npos);
 }
 
-/// A stand-in model: its embedding is the features, its score the first
-/// feature; counts its updates.
-class FeatureModel : public CostModel {
-public:
-  explicit FeatureModel(unsigned *updates) : updates(updates) {}
-  llvm::StringRef getName() const override { return "features"; }
-  llvm::Error update(llvm::ArrayRef<CostSample> samples) override {
-    ++*updates;
-    return llvm::Error::success();
-  }
-  std::vector<double>
-  predict(llvm::ArrayRef<std::vector<float>> features) override {
-    std::vector<double> scores;
-    for (const std::vector<float> &program : features)
-      scores.push_back(program[0]);
-    return scores;
-  }
-  llvm::Expected<ProgramEmbeddings>
-  embed(llvm::ArrayRef<std::vector<float>> features) override {
-    ProgramEmbeddings result;
-    result.width = 2;
-    for (const std::vector<float> &program : features)
-      result.values.insert(result.values.end(), program.begin(), program.end());
-    return result;
-  }
-  llvm::Error save(llvm::StringRef) const override {
-    return llvm::Error::success();
-  }
-  llvm::Error load(llvm::StringRef) override { return llvm::Error::success(); }
-
-private:
-  unsigned *updates;
-};
-
 /// Four groups of 10 programs on a line each, record indices 100 + k.
 std::vector<FeaturizedGroup> linePool() {
   std::vector<FeaturizedGroup> pool(4);
@@ -267,7 +234,7 @@ TEST(ActiveSamplingTest, OfflineLoopChoosesTheFractionBatchByBatch) {
   options.rounds = 4;
   options.ensemble = 2;
   options.makeModel = [&](uint64_t) {
-    return std::make_unique<FeatureModel>(&updates);
+    return std::make_unique<test::FeatureModel>(&updates);
   };
   options.onRound = [&](unsigned, size_t chosen, double) {
     chosenAfterRound.push_back(chosen);

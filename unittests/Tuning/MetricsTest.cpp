@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/Metrics.h"
+#include "FeatureModel.h"
 #include "tcl/Tuning/Evaluation.h"
 
 #include <cmath>
@@ -56,33 +57,13 @@ TEST(MetricsTest, NdcgAtK) {
   EXPECT_DOUBLE_EQ(ndcgAtK(perfect, 3), 1.0);
 }
 
-/// Scores a program by its first feature.
-class FirstFeatureModel : public CostModel {
-public:
-  llvm::StringRef getName() const override { return "first-feature"; }
-  llvm::Error update(llvm::ArrayRef<CostSample>) override {
-    return llvm::Error::success();
-  }
-  std::vector<double>
-  predict(llvm::ArrayRef<std::vector<float>> features) override {
-    std::vector<double> scores;
-    for (const std::vector<float> &program : features)
-      scores.push_back(program[0]);
-    return scores;
-  }
-  llvm::Error save(llvm::StringRef) const override {
-    return llvm::Error::success();
-  }
-  llvm::Error load(llvm::StringRef) override { return llvm::Error::success(); }
-};
-
 TEST(MetricsTest, RankHeldOutScoresEachGroup) {
   // The first group's pick is its best program; the second's, latency 4
   // where 1 was best; the third's failed.
   FeaturizedGroup right{"a", "p", 0, {{2}, {1}}, {1, 2}, {}};
   FeaturizedGroup wrong{"b", "p", 0, {{1}, {2}}, {1, 4}, {}};
   FeaturizedGroup failed{"c", "p", 0, {{1}, {2}}, {1, kFailed}, {}};
-  FirstFeatureModel model;
+  test::FeatureModel model;
   CostModelEvaluation result = rankHeldOut(model, {right, wrong, failed});
   ASSERT_EQ(result.groupTop1.size(), 3u);
   EXPECT_DOUBLE_EQ(result.groupTop1[0], 1.0);
