@@ -643,6 +643,24 @@ void printRow(llvm::StringRef name, const CostModel &model,
       result.ndcg5, result.pairwiseAccuracy);
 }
 
+/// Ranks the held-out groups of each platform with `model` (trained) and
+/// prints a row per platform (and, with --per-task, keeps each task's
+/// top-1 for the table printed at the end).
+void reportHeldOut(Data &data, const std::vector<FeaturizedGroup> &all,
+                   llvm::StringRef name, CostModel &model,
+                   const EpochTimes &times, double trainSeconds) {
+  double score4096 = timeScoring4096(model, data.pick(all, data.split.test));
+  for (const std::string &platform : data.testPlatforms()) {
+    std::vector<FeaturizedGroup> test =
+        data.pick(all, data.split.test, platform);
+    CostModelEvaluation result = rankHeldOut(model, test);
+    result.scoreSecondsPer4096 = score4096;
+    printRow(name, model, times, trainSeconds, platform, result);
+    if (perTask)
+      perTaskTable.add(name, test, result);
+  }
+}
+
 /// Trains `name` on the split's training groups, then evaluates it per
 /// held-out platform; with `save`, writes the model there.
 llvm::Error trainAndReport(Data &data, llvm::StringRef name,
@@ -678,15 +696,7 @@ llvm::Error trainAndReport(Data &data, llvm::StringRef name,
   if (!save.empty())
     if (llvm::Error saveError = model->save(save))
       return saveError;
-  double score4096 = timeScoring4096(*model, data.pick(**all, data.split.test));
-  for (const std::string &platform : data.testPlatforms()) {
-    std::vector<FeaturizedGroup> test =
-        data.pick(**all, data.split.test, platform);
-    CostModelEvaluation result = rankHeldOut(*model, test);
-    result.scoreSecondsPer4096 = score4096;
-    printRow(name, *model, times, trainSeconds, platform, result);
-    perTaskTable.add(name, test, result);
-  }
+  reportHeldOut(data, **all, name, *model, times, trainSeconds);
   return llvm::Error::success();
 }
 
@@ -1034,16 +1044,7 @@ int main(int argc, char **argv) {
     if (!all)
       return fail(all.takeError());
     printRowHeader();
-    double score4096 =
-        timeScoring4096(*model, data.pick(**all, data.split.test));
-    for (const std::string &platform : data.testPlatforms()) {
-      std::vector<FeaturizedGroup> test =
-          data.pick(**all, data.split.test, platform);
-      CostModelEvaluation result = rankHeldOut(*model, test);
-      result.scoreSecondsPer4096 = score4096;
-      printRow(modelName, *model, times, 0, platform, result);
-      perTaskTable.add(modelName, test, result);
-    }
+    reportHeldOut(data, **all, modelName, *model, times, 0);
     if (perTask)
       perTaskTable.print();
     return 0;
