@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/Collect.h"
+#include "tcl/Dialect/Tcl/IR/TclOps.h"
 #include "tcl/Transforms/TaskExtraction.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -322,6 +323,11 @@ MeasureInput mlir::tcl::makeReferenceInput(const Platform &platform) {
 //===----------------------------------------------------------------------===//
 
 /// Moves the functions of `from` into `into`, renamed `<prefix>_<name>`.
+/// Moves the functions of `from` into `into`, renamed with `prefix`, without
+/// their task tags: each graph names its tasks from matmul_0 on, so one name
+/// stands for different workloads in two graphs (tasks sharing a tag are one
+/// task to summarizeTasks), and the merged module is tagged afresh, one name
+/// per workload key.
 static void mergeInto(ModuleOp into, ModuleOp from, llvm::StringRef prefix) {
   SymbolTable symbols(from);
   for (auto function :
@@ -329,6 +335,10 @@ static void mergeInto(ModuleOp into, ModuleOp from, llvm::StringRef prefix) {
     std::string name = (prefix + "_" + function.getSymName()).str();
     if (failed(symbols.rename(function, name)))
       continue;
+    function.walk([](Operation *op) {
+      op->removeAttr(kTaskAttrName);
+      op->removeAttr(kEpilogueAttrName);
+    });
     function->moveBefore(into.getBody(), into.getBody()->end());
   }
 }
