@@ -401,9 +401,7 @@ mlir::tcl::loadDatasetGroups(TuningDatabase &database,
     if (!platforms.empty() && !llvm::is_contained(platforms, name))
       continue;
     for (TuningRecord &record : database.getPlatformRecords(name)) {
-      if (maxSpread > 0 && record.isOk() && record.medianSeconds > 0 &&
-          (record.maxSeconds - record.minSeconds) / record.medianSeconds >
-              maxSpread)
+      if (maxSpread > 0 && record.timingSpread() > maxSpread)
         continue;
       DatasetGroup &group = byKey[{name, record.workloadKey}];
       if (group.records.empty()) {

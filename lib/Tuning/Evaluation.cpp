@@ -102,6 +102,23 @@ FeaturizedGroup mlir::tcl::pickPrograms(const FeaturizedGroup &group,
   return picked;
 }
 
+FeaturizedGroup
+mlir::tcl::trainingPrograms(const FeaturizedGroup &group,
+                            llvm::ArrayRef<TuningRecord> records,
+                            const TrainingLabelOptions &options) {
+  std::vector<size_t> programs;
+  for (auto [program, record] : llvm::enumerate(group.recordIndices))
+    if (!(options.maxSpread > 0 &&
+          records[record].timingSpread() > options.maxSpread))
+      programs.push_back(program);
+  FeaturizedGroup kept = pickPrograms(group, programs);
+  if (options.fastestRun)
+    for (auto [latency, record] : llvm::zip(kept.latencies, kept.recordIndices))
+      if (std::isfinite(latency))
+        latency = records[record].minSeconds;
+  return kept;
+}
+
 std::vector<CostSample>
 mlir::tcl::makeSamples(llvm::ArrayRef<FeaturizedGroup> groups) {
   std::vector<CostSample> samples;

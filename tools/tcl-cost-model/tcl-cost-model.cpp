@@ -200,6 +200,19 @@ static llvm::cl::opt<double> maxSpread(
     llvm::cl::desc("Leave out records whose timings spread more than this "
                    "((max - min) / median); 0 keeps all"),
     llvm::cl::init(0), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<double> trainMaxSpread(
+    "train-max-spread",
+    llvm::cl::desc("Leave out of training (only) the records whose timings "
+                   "spread more than this ((max - min) / median); 0 keeps "
+                   "all"),
+    llvm::cl::init(0), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<std::string> trainTiming(
+    "train-timing",
+    llvm::cl::desc("The timing of a training record its label is made from: "
+                   "median (what the search compares), min (the run least "
+                   "disturbed by other load); held-out groups are always "
+                   "ranked by the median"),
+    llvm::cl::init("median"), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string> strategyName(
     "strategy",
     llvm::cl::desc("How to choose the training programs when --fraction is "
@@ -365,24 +378,35 @@ struct Data {
     return picked;
   }
 
-  /// The split's training groups of `all`, only their chosen programs if
-  /// programs were chosen.
+  /// The split's training groups of `all`: only their chosen programs if
+  /// programs were chosen, labelled as --train-timing and
+  /// --train-max-spread say.
   std::vector<FeaturizedGroup>
   trainingGroups(const std::vector<FeaturizedGroup> &all) {
-    if (!chosen)
-      return pick(all, split.train);
+    TrainingLabelOptions labels;
+    labels.fastestRun = trainTiming == "min";
+    labels.maxSpread = trainMaxSpread;
     std::vector<FeaturizedGroup> picked;
     for (size_t index : split.train) {
-      auto records = chosen->find(index);
-      if (records == chosen->end())
-        continue;
       const FeaturizedGroup &from = all[index];
-      std::vector<size_t> programs;
-      for (size_t k = 0; k < from.features.size(); ++k)
-        if (records->second.count(from.recordIndices[k]))
-          programs.push_back(k);
-      if (!programs.empty())
-        picked.push_back(pickPrograms(from, programs));
+      FeaturizedGroup group;
+      if (chosen) {
+        auto records = chosen->find(index);
+        if (records == chosen->end())
+          continue;
+        std::vector<size_t> programs;
+        for (size_t k = 0; k < from.features.size(); ++k)
+          if (records->second.count(from.recordIndices[k]))
+            programs.push_back(k);
+        group = pickPrograms(from, programs);
+      } else {
+        group = from;
+      }
+      // (Another copy of the features only when the labels change.)
+      if (labels.fastestRun || labels.maxSpread > 0)
+        group = trainingPrograms(group, groups[index].records, labels);
+      if (!group.features.empty())
+        picked.push_back(std::move(group));
     }
     return picked;
   }
@@ -958,6 +982,9 @@ int main(int argc, char **argv) {
   if (!parseSamplingStrategy(strategyName))
     return fail(error("unknown sampling strategy '" + strategyName + "' (" +
                       getSamplingStrategyNames() + ")"));
+  if (trainTiming != "median" && trainTiming != "min")
+    return fail(
+        error("unknown --train-timing '" + trainTiming + "' (median, min)"));
   if (!(fraction > 0 && fraction <= 1))
     return fail(
         error("--fraction must be in (0, 1], not " + formatNumber(fraction)));
@@ -1003,6 +1030,16 @@ int main(int argc, char **argv) {
   llvm::errs() << "tcl-cost-model: " << data.groups.size() << " groups, "
                << data.split.train.size() << " for training, "
                << data.split.test.size() << " held out (" << splitSpec << ")\n";
+  if (trainMaxSpread > 0) {
+    size_t records = 0, noisy = 0;
+    for (size_t index : data.split.train)
+      for (const TuningRecord &record : data.groups[index].records) {
+        ++records;
+        noisy += record.timingSpread() > trainMaxSpread;
+      }
+    llvm::errs() << "tcl-cost-model: --train-max-spread leaves " << noisy
+                 << " of " << records << " training records out\n";
+  }
 
   if (command == "select") {
     if (llvm::Error selectError = selectCommand(data, &context))

@@ -71,4 +71,35 @@ TEST(MetricsTest, RankHeldOutScoresEachGroup) {
   EXPECT_DOUBLE_EQ(result.groupTop1[2], 0.0);
   EXPECT_DOUBLE_EQ(result.top1, 1.25 / 3);
 }
+
+TEST(MetricsTest, TrainingProgramsLabelsAndNoise) {
+  // Three programs featurized from records 2, 0 and 1 (median timings 2, 1
+  // and 4; the last failed); record 0's runs spread 50 %.
+  std::vector<TuningRecord> records(3);
+  records[0].minSeconds = 0.75;
+  records[0].medianSeconds = 1;
+  records[0].maxSeconds = 1.25;
+  records[1].status = "compile-error";
+  records[2].minSeconds = 1.9;
+  records[2].medianSeconds = 2;
+  records[2].maxSeconds = 2.1;
+  FeaturizedGroup group{"a",      "p", 0, {{1}, {2}, {3}}, {2, 1, kFailed},
+                        {2, 0, 1}};
+
+  FeaturizedGroup same = trainingPrograms(group, records, {});
+  EXPECT_EQ(same.latencies, group.latencies);
+  EXPECT_EQ(same.recordIndices, group.recordIndices);
+
+  TrainingLabelOptions fastest;
+  fastest.fastestRun = true;
+  FeaturizedGroup fast = trainingPrograms(group, records, fastest);
+  EXPECT_EQ(fast.latencies, (std::vector<double>{1.9, 0.75, kFailed}));
+
+  TrainingLabelOptions quiet;
+  quiet.maxSpread = 0.2;
+  FeaturizedGroup kept = trainingPrograms(group, records, quiet);
+  EXPECT_EQ(kept.recordIndices, (std::vector<size_t>{2, 1}));
+  EXPECT_EQ(kept.latencies, (std::vector<double>{2, kFailed}));
+  EXPECT_EQ(kept.features, (std::vector<std::vector<float>>{{1}, {3}}));
+}
 } // namespace

@@ -74,6 +74,13 @@ struct TuningRecord {
   unsigned codegen = 0;
 
   bool isOk() const { return status == "ok"; }
+  /// How far the timed runs spread: (max - min) / median; 0 when the record
+  /// has no timings (a failure). On a shared host, other load widens it.
+  double timingSpread() const {
+    return isOk() && medianSeconds > 0
+               ? (maxSeconds - minSeconds) / medianSeconds
+               : 0;
+  }
 };
 
 class TuningDatabase {

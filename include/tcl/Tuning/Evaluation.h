@@ -41,6 +41,24 @@ struct FeaturizedGroup {
 FeaturizedGroup pickPrograms(const FeaturizedGroup &group,
                              llvm::ArrayRef<size_t> programs);
 
+/// How training reads a group's timings. Held-out groups are ranked by
+/// their medians always: what the search compares.
+struct TrainingLabelOptions {
+  /// Label each program by its fastest timed run instead of the median:
+  /// on a shared host, other load only ever adds time.
+  bool fastestRun = false;
+  /// Leave out the programs whose runs spread more than this
+  /// (TuningRecord::timingSpread); 0 keeps all.
+  double maxSpread = 0;
+};
+
+/// The programs of `group` to train on, labelled as `options` say.
+/// `records` are those `group` was featurized from (its recordIndices index
+/// them); the result has no programs when every one is left out.
+FeaturizedGroup trainingPrograms(const FeaturizedGroup &group,
+                                 llvm::ArrayRef<TuningRecord> records,
+                                 const TrainingLabelOptions &options);
+
 /// Featurizes `groups` of `database` for models reading `kind`. Records
 /// whose schedule does not parse are skipped; a group whose workload does
 /// not parse is an error.
