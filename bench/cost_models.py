@@ -4,14 +4,18 @@
 0. Scoring speed: 4096 programs in one call, each model, median and range
    of 7 interleaved calls, at 1 and 2 threads (tcl-cost-model time-scoring).
 1. Ranking quality and cost, one table per split, all models trained and
-   evaluated in this run on the committed dataset (datasets/cpu):
-   parameters, training time per epoch, time to score 4096 programs, and
-   Tenset's top-1/top-5 scores, Spearman, NDCG@5 and pairwise accuracy on
-   the held-out groups of each platform. Splits: held-out tasks, each
-   held-out model, and a held-out platform.
+   evaluated in this run on the committed datasets (--data, comma-separated
+   directories; datasets/cpu by default) with the shipped checkpoint's
+   recipe: parameters, training time per epoch, time to score 4096
+   programs, and Tenset's top-1/top-5 scores, Spearman, NDCG@5 and pairwise
+   accuracy on the held-out groups of each platform. Splits: held-out
+   tasks, each model the data holds tasks of, and a held-out platform. With
+   several --ranking-seeds, top-1 and top-5 per platform and model as the
+   median and range over the seeds.
 1b. Ablations: Mamba (LambdaRank + MSE) against LambdaRank alone (with
    sharpened and linear gains), MSE alone, without the task's features,
-   with weight averaging, and XGBoost with and without task features, on
+   with weight averaging, trained on each record's fastest run or without
+   its noisiest records, and XGBoost with and without task features, on
    the held-out tasks of one platform; Mamba with and without hardware
    features on a held-out platform; median and range over seeds.
 1c. Online learning without timing noise (tcl-cost-model online): for each
@@ -44,12 +48,15 @@
 
 Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
        [--epochs N] [--trials N] [--held-out bert_encoder,resnet18]
+       [--splits task,model:gpt] [--ranking-seeds 1,2,3]
+       [--ranking-platforms P,Q] [--ranking-models mamba,xgboost]
        [--platform x86-avx2/1t] [--skip-scoring] [--skip-ranking]
        [--skip-ablations] [--seeds 1,2,3] [--ablation-platform P]
        [--skip-online] [--skip-tuning] [--models mamba,xgboost,random] [--out DIR]
 """
 import argparse
 import json
+import lzma
 import os
 import re
 import shutil
@@ -69,21 +76,74 @@ def run(command, **kwargs):
                           **kwargs)
 
 
-def ranking(build, data, epochs, splits, threads):
+# How the shipped checkpoint trains (checkpoints/mamba-cpu.json), beside
+# --epochs: the ranking tables train every model so.
+RECIPE = ["--average-weights=0.3", "--cosine-decay"]
+
+
+def median_range(values, digits=3):
+    values = sorted(values)
+    return (f"{values[len(values) // 2]:.{digits}f} [{values[0]:.{digits}f},"
+            f" {values[-1]:.{digits}f}]")
+
+
+def dataset_models(data):
+    """The models whose tasks the datasets in `data` (comma-separated
+    directories) hold, as their workloads' sources name them ("random" and
+    "deep" are the generator's draws, not models)."""
+    models = set()
+    for directory in data.split(","):
+        with lzma.open(os.path.join(directory, "workloads.jsonl.xz"),
+                       "rt") as lines:
+            for line in lines:
+                models.update(json.loads(line).get("sources", []))
+    return sorted(models - {"random", "deep"})
+
+
+def ranking(build, data, epochs, splits, threads, seeds, platforms, models):
+    """One compare per split and seed. With one seed, its table; with
+    several, top-1 and top-5 per held-out platform and model as median
+    [min, max] over the seeds (a held-out model has a few dozen tasks, and
+    one task's pick moves its top-1 by 0.01-0.04)."""
     tool = os.path.join(build, "bin", "tcl-cost-model")
     for split in splits:
         print(f"\n### Held out: {split}\n")
-        try:
-            result = run([tool, "compare", f"--data={data}",
-                          f"--split={split}", f"--epochs={epochs}",
-                          f"--num-threads={threads}"])
-        except subprocess.CalledProcessError as error:
-            # E.g. a platform the dataset does not have yet.
-            print(f"(skipped: {error.stderr.strip()})", flush=True)
+        scores = {}  # (model, platform) -> [(top-1, top-5) per seed]
+        for seed in seeds:
+            command = [tool, "compare", f"--data={data}", f"--split={split}",
+                       f"--epochs={epochs}", f"--num-threads={threads}",
+                       f"--seed={seed}"] + RECIPE
+            if models:
+                command.append(f"--models={models}")
+            if platforms:
+                command.append(f"--platforms={platforms}")
+            try:
+                result = run(command)
+            except subprocess.CalledProcessError as error:
+                # E.g. a platform the dataset does not have yet.
+                print(f"(skipped: {error.stderr.strip()})", flush=True)
+                break
+            if len(seeds) == 1:
+                print(result.stderr.strip().splitlines()[0])
+                print()
+                print(result.stdout.strip(), flush=True)
+            for line in result.stdout.splitlines():
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                if len(cells) == 12 and re.match(r"[0-9.]+$", cells[7]):
+                    scores.setdefault((cells[0], cells[5], cells[6]),
+                                      []).append(
+                        (float(cells[7]), float(cells[8])))
+        if len(seeds) < 2 or not scores:
             continue
-        print(result.stderr.strip().splitlines()[0])
-        print()
-        print(result.stdout.strip(), flush=True)
+        print(f"Seeds {','.join(map(str, seeds))}: median [min, max].\n")
+        print("| held-out platform | groups / programs | model | top-1 | "
+              "top-5 |")
+        print("| --- | ---: | --- | --- | --- |")
+        for (model, platform, size), values in sorted(
+                scores.items(), key=lambda item: (item[0][1], item[0][0])):
+            print(f"| {platform} | {size} | {model} | "
+                  f"{median_range([v[0] for v in values])} | "
+                  f"{median_range([v[1] for v in values])} |", flush=True)
 
 
 def scoring(build, data):
@@ -110,8 +170,17 @@ ABLATIONS = [
     ("mamba, MSE only", ["--loss=mse"], None, None),
     ("mamba, no task features", ["--drop-features=task"], None, None),
     ("mamba, weights averaged", ["--average-weights=0.3"], None, None),
+    # Label noise: labels from each record's fastest run instead of its
+    # median, or training without the records whose runs spread > 20 %
+    # (the held-out groups are ranked by their medians either way).
+    ("mamba, trained on min timings", ["--train-timing=min"], None, None),
+    ("mamba, trained without spread > 0.2", ["--train-max-spread=0.2"], None,
+     None),
     ("xgboost", [], None, None),
     ("xgboost, no task features", ["--drop-features=task"], None, None),
+    ("xgboost, trained on min timings", ["--train-timing=min"], None, None),
+    ("xgboost, trained without spread > 0.2", ["--train-max-spread=0.2"],
+     None, None),
     ("mamba, held-out platform x86-sse42/1t", [], "platform:x86-sse42/1t",
      ""),
     ("mamba, held-out platform x86-sse42/1t, no hardware features",
@@ -449,6 +518,14 @@ def main():
     parser.add_argument("--splits", default=None,
                         help="comma-separated (default: task, each model, "
                              "platform:x86-sse42/1t)")
+    parser.add_argument("--ranking-seeds", default="1",
+                        help="ranking: seeds of each split (several: median "
+                        "and range per platform and model)")
+    parser.add_argument("--ranking-platforms", default=None,
+                        help="ranking: only these platforms' groups "
+                        "(comma-separated; default all)")
+    parser.add_argument("--ranking-models", default=None,
+                        help="ranking: the models compared (default all)")
     parser.add_argument("--platform", default=None,
                         help="tuning: <target>/1t, by default this host's")
     parser.add_argument("--skip-scoring", action="store_true")
@@ -477,12 +554,13 @@ def main():
     if not args.skip_scoring:
         scoring(args.build, args.data)
     if not args.skip_ranking:
-        splits = ["task"] + [f"model:{m}" for m in
-                             ("resnet18", "mobilenet_v2", "bert_encoder")]
+        splits = ["task"] + [f"model:{m}" for m in dataset_models(args.data)]
         splits.append("platform:x86-sse42/1t")
         if args.splits:
             splits = args.splits.split(",")
-        ranking(args.build, args.data, args.epochs, splits, args.threads)
+        ranking(args.build, args.data, args.epochs, splits, args.threads,
+                [int(x) for x in args.ranking_seeds.split(",")],
+                args.ranking_platforms, args.ranking_models)
     if not args.skip_ablations:
         ablations(args.build, args.data, args.epochs,
                   [int(x) for x in args.seeds.split(",")],
