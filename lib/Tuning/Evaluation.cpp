@@ -112,9 +112,10 @@ mlir::tcl::trainingPrograms(const FeaturizedGroup &group,
           records[record].timingSpread() > options.maxSpread))
       programs.push_back(program);
   FeaturizedGroup kept = pickPrograms(group, programs);
+  // A record without a fastest run (0: not kept) keeps its median.
   if (options.fastestRun)
     for (auto [latency, record] : llvm::zip(kept.latencies, kept.recordIndices))
-      if (std::isfinite(latency))
+      if (std::isfinite(latency) && records[record].minSeconds > 0)
         latency = records[record].minSeconds;
   return kept;
 }

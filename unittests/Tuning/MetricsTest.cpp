@@ -94,6 +94,11 @@ TEST(MetricsTest, TrainingProgramsLabelsAndNoise) {
   fastest.fastestRun = true;
   FeaturizedGroup fast = trainingPrograms(group, records, fastest);
   EXPECT_EQ(fast.latencies, (std::vector<double>{1.9, 0.75, kFailed}));
+  // A record without a fastest run keeps its median.
+  records[2].minSeconds = 0;
+  EXPECT_EQ(trainingPrograms(group, records, fastest).latencies,
+            (std::vector<double>{2, 0.75, kFailed}));
+  records[2].minSeconds = 1.9;
 
   TrainingLabelOptions quiet;
   quiet.maxSpread = 0.2;
