@@ -87,6 +87,17 @@ def median_range(values, digits=3):
             f" {values[-1]:.{digits}f}]")
 
 
+def result_rows(output):
+    """The cells of each result row of tcl-cost-model compare's table:
+    model, parameters, train (s), s/epoch, score 4096 (ms), held-out
+    platform, groups / programs, top-1, top-5, Spearman, NDCG@5, pairwise
+    accuracy."""
+    for line in output.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 12 and re.match(r"[0-9.]+$", cells[7]):
+            yield cells
+
+
 def dataset_models(data):
     """The models whose tasks the datasets in `data` (comma-separated
     directories) hold, as their workloads' sources name them ("random" and
@@ -127,12 +138,9 @@ def ranking(build, data, epochs, splits, threads, seeds, platforms, models):
                 print(result.stderr.strip().splitlines()[0])
                 print()
                 print(result.stdout.strip(), flush=True)
-            for line in result.stdout.splitlines():
-                cells = [c.strip() for c in line.strip().strip("|").split("|")]
-                if len(cells) == 12 and re.match(r"[0-9.]+$", cells[7]):
-                    scores.setdefault((cells[0], cells[5], cells[6]),
-                                      []).append(
-                        (float(cells[7]), float(cells[8])))
+            for cells in result_rows(result.stdout):
+                scores.setdefault((cells[0], cells[5], cells[6]), []).append(
+                    (float(cells[7]), float(cells[8])))
         if len(seeds) < 2 or not scores:
             continue
         print(f"Seeds {','.join(map(str, seeds))}: median [min, max].\n")
@@ -210,9 +218,8 @@ def ablations(build, data, epochs, seeds, platform, threads):
             if platforms is None:
                 command.append(f"--platforms={platform}")
             result = run(command)
-            for line in result.stdout.splitlines():
-                cells = [c.strip() for c in line.strip("|").split("|")]
-                if cells and cells[0] == model:
+            for cells in result_rows(result.stdout):
+                if cells[0] == model:
                     rows.append([float(c) for c in cells[7:12]])
         if not rows:
             continue

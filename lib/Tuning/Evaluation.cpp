@@ -108,8 +108,7 @@ mlir::tcl::trainingPrograms(const FeaturizedGroup &group,
                             const TrainingLabelOptions &options) {
   std::vector<size_t> programs;
   for (auto [program, record] : llvm::enumerate(group.recordIndices))
-    if (!(options.maxSpread > 0 &&
-          records[record].timingSpread() > options.maxSpread))
+    if (!options.leavesOut(records[record]))
       programs.push_back(program);
   FeaturizedGroup kept = pickPrograms(group, programs);
   // A record without a fastest run (0: not kept) keeps its median.

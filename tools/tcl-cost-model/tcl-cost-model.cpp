@@ -304,6 +304,14 @@ static llvm::Error error(const llvm::Twine &message) {
 
 namespace {
 
+/// How training reads the records' timings, as the flags say.
+TrainingLabelOptions trainingLabels() {
+  TrainingLabelOptions labels;
+  labels.fastestRun = trainTiming == "min";
+  labels.maxSpread = trainMaxSpread;
+  return labels;
+}
+
 /// The dataset, its groups and split, and features per kind (computed
 /// once each).
 struct Data {
@@ -383,9 +391,7 @@ struct Data {
   /// --train-max-spread say.
   std::vector<FeaturizedGroup>
   trainingGroups(const std::vector<FeaturizedGroup> &all) {
-    TrainingLabelOptions labels;
-    labels.fastestRun = trainTiming == "min";
-    labels.maxSpread = trainMaxSpread;
+    TrainingLabelOptions labels = trainingLabels();
     std::vector<FeaturizedGroup> picked;
     for (size_t index : split.train) {
       const FeaturizedGroup &from = all[index];
@@ -1031,11 +1037,12 @@ int main(int argc, char **argv) {
                << data.split.train.size() << " for training, "
                << data.split.test.size() << " held out (" << splitSpec << ")\n";
   if (trainMaxSpread > 0) {
+    TrainingLabelOptions labels = trainingLabels();
     size_t records = 0, noisy = 0;
     for (size_t index : data.split.train)
       for (const TuningRecord &record : data.groups[index].records) {
         ++records;
-        noisy += record.timingSpread() > trainMaxSpread;
+        noisy += labels.leavesOut(record);
       }
     llvm::errs() << "tcl-cost-model: --train-max-spread leaves " << noisy
                  << " of " << records << " training records out\n";

@@ -50,6 +50,11 @@ struct TrainingLabelOptions {
   /// Leave out the programs whose runs spread more than this
   /// (TuningRecord::timingSpread); 0 keeps all.
   double maxSpread = 0;
+
+  /// Whether training leaves `record` out as too noisy.
+  bool leavesOut(const TuningRecord &record) const {
+    return maxSpread > 0 && record.timingSpread() > maxSpread;
+  }
 };
 
 /// The programs of `group` to train on, labelled as `options` say.
