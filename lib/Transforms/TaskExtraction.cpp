@@ -192,8 +192,13 @@ static bool isCheapToClone(Operation *op) {
     return !isa<ShapedType>(constant.getType());
   if (isa<tensor::EmptyOp>(op))
     return true;
-  if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return llvm::all_of(fill->getOperands(), [](Value operand) {
+  // A fill of a reshaped empty tensor (the init of a 1x1 convolution done as
+  // a matmul, or of a reduction over a collapsed batch) is the anchor's init
+  // as much as a fill of tensor.empty: taken as an argument, the workload
+  // would accumulate onto it, and time code without the fill the model runs
+  // (and which its tile loops take in).
+  if (isa<linalg::FillOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+    return llvm::all_of(op->getOperands(), [](Value operand) {
       Operation *producer = operand.getDefiningOp();
       return producer && isCheapToClone(producer);
     });

@@ -411,12 +411,17 @@ transform::PadOp TransformEmitter::padAnchor(Location loc,
   for (int64_t operand : packedOperands)
     packPaddings[operand] = 1;
   auto dims = llvm::to_vector(llvm::seq<int64_t>(0, numDims));
+  // The copy back into the init's slice is a linalg.copy, which bufferizes
+  // in place where it can (then folds away) and out of place where it must:
+  // materialize_in_destination must be in place, which fails when the tile
+  // loops carry a fused epilogue's output and the init is an argument.
   auto padded = b.create<transform::PadOp>(
       loc, TypeRange{anyOp, anyOp, anyOp}, anchor,
       b.getArrayAttr(paddingValues), b.getI64ArrayAttr(dims),
       /*pad_to_multiple_of=*/ValueRange(),
       /*static_pad_to_multiple_of=*/ArrayRef<int64_t>(),
-      b.getI64ArrayAttr(packPaddings), /*transpose_paddings=*/ArrayAttr());
+      b.getI64ArrayAttr(packPaddings), /*transpose_paddings=*/ArrayAttr(),
+      /*copy_back_op=*/b.getStringAttr("linalg.copy"));
   anchor = padded.getPadded();
   return padded;
 }

@@ -75,6 +75,42 @@ TEST_F(CollectTest, RandomTasksAreReproducibleAndSearchable) {
 // weights do not fit the L2 (4 MB and more): drawn only uniformly over
 // channels and maps under the FLOP cap, as before, these 200 tasks held
 // none.
+// A workload takes its anchor's init along when the model computes it from
+// nothing: a fill of tensor.empty, or of a reshaped one (a 1x1 convolution
+// done as a matmul). As an argument, the workload would accumulate onto it
+// and time code without the fill the model runs. A real tensor stays an
+// argument.
+TEST_F(CollectTest, WorkloadsTakeTheirInitFillAlong) {
+  const char *text = R"mlir(
+    func.func @graph(%a: tensor<1x7x7x8xf32>, %w: tensor<8x16xf32>, %v: tensor<8x32xf32>, %c: tensor<49x32xf32>) -> (tensor<49x16xf32>, tensor<49x32xf32>) {
+      %zero = arith.constant 0.0 : f32
+      %x = tensor.collapse_shape %a [[0, 1, 2], [3]] : tensor<1x7x7x8xf32> into tensor<49x8xf32>
+      %e = tensor.empty() : tensor<1x7x7x16xf32>
+      %ce = tensor.collapse_shape %e [[0, 1, 2], [3]] : tensor<1x7x7x16xf32> into tensor<49x16xf32>
+      %init = linalg.fill ins(%zero : f32) outs(%ce : tensor<49x16xf32>) -> tensor<49x16xf32>
+      %0 = linalg.matmul ins(%x, %w : tensor<49x8xf32>, tensor<8x16xf32>) outs(%init : tensor<49x16xf32>) -> tensor<49x16xf32>
+      %1 = linalg.matmul ins(%x, %v : tensor<49x8xf32>, tensor<8x32xf32>) outs(%c : tensor<49x32xf32>) -> tensor<49x32xf32>
+      return %0, %1 : tensor<49x16xf32>, tensor<49x32xf32>
+    })mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  std::vector<TaskSummary> tasks = extractTasks(*module);
+  ASSERT_EQ(tasks.size(), 2u);
+  const bool initIsArgumentOf[] = {false, true};
+  for (auto [task, initIsArgument] : llvm::zip_equal(tasks, initIsArgumentOf)) {
+    auto workload = extractTaskWorkload(*module, task.name, "task", "task");
+    ASSERT_TRUE(succeeded(workload));
+    auto anchor = cast<linalg::LinalgOp>(findTaskAnchor(**workload));
+    Value init = anchor.getDpsInitOperand(0)->get();
+    EXPECT_EQ(isa<BlockArgument>(init), initIsArgument) << task.name;
+    EXPECT_EQ(init.getDefiningOp<linalg::FillOp>() != nullptr, !initIsArgument)
+        << task.name;
+    // The matmul's input and weights are arguments either way.
+    auto func = anchor->getParentOfType<FunctionOpInterface>();
+    EXPECT_EQ(func.getNumArguments(), initIsArgument ? 3u : 2u) << task.name;
+  }
+}
+
 TEST_F(CollectTest, RandomTasksCoverDeepConvolutions) {
   std::string text = generateRandomTasks(200, /*seed=*/1);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);

@@ -9,7 +9,7 @@
 // The first tile level's loop is the instance's nest: clean-ups work there.
 // CHECK:   transform.annotate %[[F]] "__tcl_sched_nest"
 // CHECK:   %[[T1:.*]], %[[L1:.*]]:3 = transform.structured.tile_using_for %[[T0]] tile_sizes [8, 32, 1] interchange = [0, 1, 2]
-// CHECK:   %[[P:.*]], %{{.*}}, %{{.*}} = transform.structured.pad %[[T1]] pad_to_multiple_of [] {pack_paddings = [1, 1, 0], padding_dimensions = [0, 1, 2], padding_values = [0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32]}
+// CHECK:   %[[P:.*]], %{{.*}}, %{{.*}} = transform.structured.pad %[[T1]] pad_to_multiple_of [] {copy_back_op = "linalg.copy", pack_paddings = [1, 1, 0], padding_dimensions = [0, 1, 2], padding_values = [0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32]}
 // CHECK:   %[[PA:.*]] = transform.get_producer_of_operand %[[P]][0]
 // CHECK:   transform.structured.hoist_pad %[[PA]] by 1 loops
 // CHECK:   %[[PB:.*]] = transform.get_producer_of_operand %[[P]][1]
