@@ -765,7 +765,8 @@ struct DefaultSchedulesPass
     SmallVector<std::pair<linalg::LinalgOp, std::string>> anchors;
     llvm::StringSet<> seen;
     module.walk([&](linalg::LinalgOp op) {
-      if (op->getParentOfType<ScheduleOp>())
+      // Scheduled code keeps its task's tag (a partial tile: another shape).
+      if (op->getParentOfType<ScheduleOp>() || isInsideTaskNest(op))
         return;
       if (auto tag = op->getAttrOfType<StringAttr>(kEpilogueAttrName)) {
         epilogueTasks.insert(tag.getValue());

@@ -27,6 +27,15 @@ constexpr StringLiteral kEpilogueAttrName = "tcl.epilogue";
 /// Attribute that marks the outermost loop a task instance's schedule made
 /// (its value: the task): outlined functions and profiles name it.
 constexpr StringLiteral kTaskNestAttrName = "tcl.task_nest";
+
+/// Whether `op` is code a schedule made: tcl-apply-schedule marks the
+/// top-level op of every nest it scheduled (an untiled anchor's too).
+inline bool isInsideTaskNest(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (op->hasAttr(kTaskNestAttrName))
+      return true;
+  return false;
+}
 } // namespace mlir::tcl
 
 #endif // TCL_DIALECT_TCL_IR_TCLOPS_H
