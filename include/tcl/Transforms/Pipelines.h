@@ -36,9 +36,10 @@ namespace mlir::tcl {
 ///    skip the products of the rows that read zero padding).
 /// 6: 2026-12-06 (the vector pieces of a register tile write their hoisted
 ///    accumulators straight into it: tiles of 48 lanes copied the tile).
-/// 7: 2026-12-06 (padded tiles are not copied back into the anchor's init
-///    slice, which failed to bufferize with a fused epilogue; workloads
-///    take the fill of a reshaped empty init along).
+/// 7: 2026-12-06 (a padded tile is copied back into the anchor's init with
+///    linalg.copy: materialize_in_destination failed to bufferize when a
+///    fused epilogue's loops read an argument init; workloads take the fill
+///    of a reshaped empty init along).
 constexpr unsigned kCodegenVersion = 7;
 
 struct LoweringOptions {
