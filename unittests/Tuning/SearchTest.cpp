@@ -223,6 +223,13 @@ func.func @task(%a: tensor<1x8xf32>, %b: tensor<8x48xf32>, %init: tensor<1x48xf3
       cast<linalg::LinalgOp>(findTaskAnchor(*module)), platform,
       /*hasEpilogue=*/true);
   ASSERT_TRUE(space);
+  PassManager pm(&context);
+  buildLowerToLLVMPipeline(pm, LoweringOptions(platform));
+  std::string diagnostics;
+  ScopedDiagnosticHandler collect(&context, [&](Diagnostic &diagnostic) {
+    diagnostics += diagnostic.str() + "\n";
+    return success();
+  });
   std::mt19937_64 rng(11);
   unsigned padded = 0;
   for (const Genome &genome : generateGenomes(*space, rng)) {
@@ -232,13 +239,7 @@ func.func @task(%a: tensor<1x8xf32>, %b: tensor<8x48xf32>, %init: tensor<1x48xf3
         space->build(builder, UnknownLoc::get(&context), "t", genome);
     padded += llvm::any_of(schedule.getBody().front(),
                            [](Operation &op) { return isa<PadOp>(op); });
-    PassManager pm(&context);
-    buildLowerToLLVMPipeline(pm, LoweringOptions(platform));
-    std::string diagnostics;
-    ScopedDiagnosticHandler collect(&context, [&](Diagnostic &diagnostic) {
-      diagnostics += diagnostic.str() + "\n";
-      return success();
-    });
+    diagnostics.clear();
     EXPECT_TRUE(succeeded(pm.run(*payload)))
         << genome.str() << ": " << diagnostics;
   }
