@@ -49,11 +49,17 @@ using namespace mlir::tcl;
 
 namespace {
 
-/// The median of `values` (not empty): the upper one of an even count.
+/// The median of `values` (not empty): the mean of the middle two of an
+/// even count. (The upper one of them made a table of two rounds report
+/// each row's better round.)
 double median(std::vector<double> values) {
-  std::nth_element(values.begin(), values.begin() + values.size() / 2,
-                   values.end());
-  return values[values.size() / 2];
+  size_t middle = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + middle, values.end());
+  double upper = values[middle];
+  if (values.size() % 2 != 0)
+    return upper;
+  double lower = *std::max_element(values.begin(), values.begin() + middle);
+  return (lower + upper) / 2;
 }
 
 constexpr unsigned kWarmup = 2;

@@ -12,7 +12,7 @@
 #include "tcl/Transforms/DefaultSchedule.h"
 #include "ScheduleWriter.h"
 #include "TaskInstanceTags.h"
-#include "VectorPieces.h"
+#include "TileSizes.h"
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/TaskExtraction.h"
 
@@ -31,6 +31,7 @@ namespace mlir::tcl {
 
 using namespace mlir;
 using namespace mlir::tcl;
+using namespace mlir::tcl::tiles;
 
 bool mlir::tcl::fitsDepthwiseAccumulators(int64_t columns, int64_t vectors,
                                           int64_t kernelColumns,
@@ -55,236 +56,21 @@ constexpr double kMatmulPackBytes = 2 << 20;
 /// apart) 96 -> 160 GFLOP/s, 64x4096x1024 94 -> 118-138, 128x768x3072
 /// 132-140 -> 160; 128x768x768 (B 2.4 MB) ran 2-9% slower packed.)
 constexpr int64_t kMatmulPackMinRows = 4 * kMatmulCacheRows;
+/// Columns of a matmul's cache tile, in vector lanes.
+constexpr int64_t kMatmulCacheLaneGroups = 16;
 constexpr int64_t kConvOutputColumns = 8;
 /// Weights of a convolution's channel tile that stay in cache (L2, with
 /// room for the input rows) while the output positions use them.
 constexpr int64_t kConvWeightSliceBytes = 96 << 10;
 constexpr int64_t kMaxWholeReduction = 4096;
 
-/// Splits `extent` into about `parts` chunks, each a multiple of `multiple`.
-int64_t chunk(int64_t extent, int64_t parts, int64_t multiple) {
-  int64_t size = llvm::divideCeil(extent, parts);
-  return std::min<int64_t>(extent, llvm::alignTo(size, multiple));
-}
-
-/// A register tile: output columns (a window op's) or rows (a matmul's) x
-/// channels or columns in vector lanes.
-struct RegisterTile {
-  int64_t columns;
-  int64_t channels;
-};
-
-/// Whether `size` lanes are whole vectors or one power-of-two vector
-/// narrower than the ISA's: other sizes (24 or 20 lanes of 16) take
-/// several pieces (getVectorOps), more vector ops than their lanes need.
-bool isWholeVectors(int64_t size, int64_t lanes) {
-  return size % lanes == 0 || (size < lanes && llvm::isPowerOf2_64(size));
-}
-
-/// Accumulators a register tile needs in flight to hide the multiply-adds'
-/// latency, and the most the register file holds beside the operands.
-int64_t getLatencyAccumulators(unsigned registers) { return registers / 2; }
-int64_t getMaxAccumulators(unsigned registers) { return registers - 4; }
-
-/// Whether a register tile of `columns` x `vectors` accumulators fits the
-/// registers beside one row of the other operand's vectors and a
-/// broadcast. (7 x 4 vectors did not: LLVM spilled and shuffled registers
-/// on every step, 15% slower than 7 x 2 on a 49x440x440 matmul.)
-bool fitsRegisters(int64_t columns, int64_t vectors, unsigned registers) {
-  return columns * vectors <= getMaxAccumulators(registers) &&
-         (columns + 1) * vectors + 1 <= static_cast<int64_t>(registers);
-}
-
-/// Whether the remainder that register tiles of `size` lanes leave of
-/// `extent` (a peeled tile, see LoopDim::peeled) is none or one
-/// power-of-two piece; others are split into several (getVectorOps), which
-/// thread and cache tiles avoid.
-bool hasVectorRemainder(int64_t extent, int64_t size) {
-  int64_t remainder = extent % size;
-  return remainder == 0 || llvm::isPowerOf2_64(remainder);
-}
-
-/// The vector ops (registers) of a register tile row of `size` lanes: the
-/// emitter splits it into power-of-two pieces (SplitVectorRemaindersOp,
-/// 24 = 16 + 8), each of whole vectors or one narrower.
-int64_t getVectorOps(int64_t size, int64_t lanes) {
-  int64_t ops = 0;
-  for (int64_t piece : getVectorPieces(size))
-    ops += llvm::divideCeil(piece, lanes);
-  return ops;
-}
-
-/// The register tile for `width` output columns (or rows) and `channels`
-/// channels (or columns) when the usual one (8 x 2 vectors) does not fit
-/// them (1000 channels, a 13x13 map, 100 rows, one row): tiles of a
-/// power-of-two number of lanes, no more accumulators than `registers`
-/// hold (remainder tiles included: they are split into power-of-two
-/// pieces, see getVectorOps), at the least cost in FMA issue slots per
-/// reduction step over the whole plane, remainder tiles included (a tile
-/// with fewer accumulators than the latency needs costs as if it had that
-/// many), then with the fewest remainder tiles. (Falling back to one
-/// column of one channel made such convolutions scalar and latency-bound:
-/// 25x slower than a tuned schedule; allowing only tiles that divide the
-/// extents left 8-lane tiles for 1000 channels, 30% below the vendor
-/// library; allowing only power-of-two remainders left one-vector tiles
-/// for 440 columns, 20% slower than two vectors with 24 = 16 + 8 left.)
-RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
-                              unsigned registers) {
-  // The channel tiles of a power-of-two number of lanes up to 8 vectors,
-  // narrower ones first. (Other widths are split into power-of-two pieces
-  // when vectorized; unsplit, a 7 x 48 tile ran at 5 GFLOP/s.)
-  SmallVector<int64_t> sizes;
-  for (int64_t size = lanes / 2; size >= 1; size /= 2)
-    sizes.push_back(size);
-  for (int64_t size = lanes; size <= 8 * lanes; size *= 2)
-    sizes.push_back(size);
-  int64_t latency = getLatencyAccumulators(registers);
-  auto slots = [&](int64_t columns, int64_t size) -> int64_t {
-    if (columns == 0 || size == 0)
-      return 0;
-    return std::max<int64_t>(columns * getVectorOps(size, lanes), latency);
-  };
-  RegisterTile best{1, 1};
-  int64_t bestCost = std::numeric_limits<int64_t>::max(), bestRemainders = 0;
-  for (int64_t columns = 1; columns <= std::min<int64_t>(width, 16);
-       ++columns) {
-    for (int64_t size : sizes) {
-      if (size > channels)
-        continue;
-      // Narrower than a vector only where the channels are (small groups).
-      if (size < lanes && channels % size != 0)
-        continue;
-      int64_t fullColumns = width / columns, restColumns = width % columns;
-      int64_t fullChannels = channels / size, restChannels = channels % size;
-      int64_t vectors = getVectorOps(size, lanes);
-      if (!fitsRegisters(columns,
-                         std::max(vectors, getVectorOps(restChannels, lanes)),
-                         registers))
-        continue;
-      int64_t cost = fullColumns * fullChannels * slots(columns, size) +
-                     fullColumns * slots(columns, restChannels) +
-                     fullChannels * slots(restColumns, size) +
-                     slots(restColumns, restChannels);
-      // Tiles of more than 2 vectors a row must save a tenth of the slots:
-      // at about equal costs they ran slower (5 x 4 vectors against 13 x 2:
-      // 9% on a 169x1000x512 matmul, 3% on 49x440x440, Zen 5).
-      cost *= vectors > 2 ? 11 : 10;
-      // Of equal costs, fewer remainder tiles (less peeled code).
-      int64_t remainders = (restColumns ? fullChannels : 0) +
-                           (restChannels ? fullColumns : 0) +
-                           (restColumns && restChannels ? 1 : 0);
-      if (cost < bestCost ||
-          (cost == bestCost && remainders < bestRemainders)) {
-        bestCost = cost;
-        bestRemainders = remainders;
-        best = {columns, size};
-      }
-    }
-  }
-  return best;
-}
-
-/// A cache tile of `extent` for register tiles of `multiple`: the extent if
-/// it is at most `preferred`, else a multiple of `multiple` that divides it
-/// and is at least half of `preferred`, else the largest multiple of
-/// `multiple` up to `preferred` (its loop is peeled; the register tiles in
-/// every full cache tile are then whole).
-int64_t pickCacheTile(int64_t extent, int64_t preferred, int64_t multiple) {
-  int64_t tile = pickTile(extent, preferred, multiple);
-  if (ShapedType::isDynamic(extent) || extent % tile == 0 ||
-      tile % multiple == 0)
-    return tile;
-  return std::max(multiple, preferred - preferred % multiple);
-}
-
-/// The tile of a level that fuses the epilogue, with one thread, for
-/// register tiles of `registerTile`: the largest divisor of `extent` up to
-/// `preferred` that is at least half of it or a multiple of `registerTile`
-/// (fused ops are vectorized only in tiles that divide the domain) and,
-/// with `vectorRemainder`, leaves a register-tile remainder that
-/// vectorizes; else pickCacheTile's.
-int64_t pickFusedTile(int64_t extent, int64_t preferred, int64_t registerTile,
-                      bool vectorRemainder) {
-  if (ShapedType::isDynamic(extent))
-    return pickCacheTile(extent, preferred, registerTile);
-  int64_t largest = std::min(extent, preferred);
-  for (int64_t tile = largest; tile >= 1; --tile)
-    if (extent % tile == 0 &&
-        (2 * tile >= largest || tile % registerTile == 0) &&
-        (!vectorRemainder || hasVectorRemainder(tile, registerTile)))
-      return tile;
-  return pickCacheTile(extent, preferred, registerTile);
-}
-
-/// How well a parallel tile of `tile` balances `extent` over `threads`.
-double getThreadBalance(int64_t extent, int64_t tile, unsigned threads) {
-  if (tile <= 0)
-    return 0;
-  return getParallelBalance(llvm::divideCeil(extent, tile), threads);
-}
-
-/// The tile of a parallel level over `threads`, or 0 if none fits: it
-/// divides `extent` (an scf.forall is not peeled: its partial tiles would
-/// have sizes known only at run time, which a convolution cannot vectorize
-/// and a matmul pads on every reduction step) into `threads` to 4 x
-/// `threads` tiles (8 x where none of those counts divides it), the count
-/// that balances the threads best, then a multiple of `multiple`, then the
-/// largest. With `lanes`, only tiles whose vectors of `lanes` leave a
-/// remainder that vectorizes (a channel split).
-int64_t pickThreadTile(int64_t extent, unsigned threads, int64_t multiple,
-                       int64_t lanes) {
-  if (ShapedType::isDynamic(extent) || threads < 2)
-    return 0;
-  int64_t best = 0;
-  double bestBalance = 0;
-  bool bestAligned = false;
-  // (169 rows, a 13x13 map, in 13 tiles ran a 169x1000x512 matmul 11%
-  // faster on two threads than its 1000 columns in halves.)
-  int64_t maxParts = 4 * static_cast<int64_t>(threads);
-  if (llvm::none_of(llvm::seq<int64_t>(threads, maxParts + 1),
-                    [&](int64_t parts) { return extent % parts == 0; }))
-    maxParts *= 2;
-  for (int64_t parts = threads; parts <= maxParts; ++parts) {
-    if (extent % parts != 0)
-      continue;
-    int64_t tile = extent / parts;
-    if (lanes && !hasVectorRemainder(tile, lanes))
-      continue;
-    double balance = getThreadBalance(extent, tile, threads);
-    bool aligned = tile % multiple == 0;
-    if (balance > bestBalance + 1e-9 ||
-        (balance > bestBalance - 1e-9 && aligned && !bestAligned)) {
-      best = tile;
-      bestBalance = balance;
-      bestAligned = aligned;
-    }
-  }
-  return best;
-}
-
-/// The tile of a thread level over a dimension that register tiles of
-/// `lanes`-wide vectors cover (a matmul's columns, a convolution's
-/// channels): pickThreadTile's, whose remainder vectorizes as well as the
-/// whole extent's would with tiles of two vectors. (Halving 1000 columns
-/// left 20 lanes over, 500 = 15 x 32 + 20, so the register tiles fell back
-/// to one vector: a 169x1000x512 matmul ran 7% slower on two threads than
-/// in five tiles of 200 = 6 x 32 + 8.) `multiple` as pickThreadTile's.
-int64_t pickVectorThreadTile(int64_t extent, unsigned threads, int64_t multiple,
-                             int64_t lanes) {
-  int64_t width = hasVectorRemainder(extent, 2 * lanes) ? 2 * lanes : lanes;
-  return pickThreadTile(extent, threads, multiple, width);
-}
-
-/// The largest multiple of `multiple` (which divides `extent`) that divides
-/// `extent` and is at most `preferred` (at least `multiple`): a tile with no
-/// partial remainder, whose register tiles are all whole.
-int64_t pickDividingTile(int64_t extent, int64_t preferred, int64_t multiple) {
-  int64_t best = multiple;
-  for (int64_t size = multiple; size <= std::min(extent, preferred);
-       size += multiple)
-    if (extent % size == 0)
-      best = size;
-  return best;
+/// Whether a matmul's tile of `rows` x `columns` x `depth` packs its panels
+/// of B (see kMatmulPackBytes).
+bool packsB(int64_t rows, int64_t columns, int64_t depth) {
+  double bBytes = static_cast<double>(columns) * depth * 4;
+  return bBytes > kMatmulPackBytes &&
+         (rows >= kMatmulPackMinRows ||
+          (bBytes > 2 * kMatmulPackBytes && rows >= kMatmulCacheRows));
 }
 
 /// Matmul and batch matmul: `batch` is 1 for batch_matmul (dims b, m, n, k).
@@ -299,8 +85,12 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   bool isStatic = !ShapedType::isDynamic(w.extent(m)) &&
                   !ShapedType::isDynamic(w.extent(n));
   // Threads: tiles that divide the batch, the rows or the columns (see
-  // pickThreadTile), whichever balances best (rows on a tie, if there are
-  // at least as many); else about equal chunks of the larger.
+  // pickThreadTile), whichever balances best; on a tie the rows if there
+  // are at least as many, or if only the rows' tiles hold whole cache tiles
+  // and each thread reads all of B unpacked (128x768x768 in row halves of
+  // 64 ran 7-10% faster on two threads than in column halves of 384 =
+  // 256 + 128, Zen 5; 128x768x3072, whose B each thread would pack whole,
+  // did not); else about equal chunks of the larger.
   SmallVector<int64_t> threadTile;
   if (threads > 1) {
     if (batch && w.extent(0) >= threads) {
@@ -313,9 +103,13 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
           pickVectorThreadTile(w.extent(n), threads, 2 * lanes, lanes);
       double rowBalance = getThreadBalance(w.extent(m), rows, threads);
       double columnBalance = getThreadBalance(w.extent(n), columns, threads);
-      bool byRows =
-          rowBalance > columnBalance + 1e-9 ||
-          (rowBalance > columnBalance - 1e-9 && w.extent(m) >= w.extent(n));
+      int64_t cacheColumns = kMatmulCacheLaneGroups * lanes;
+      bool rowsKeepCacheTiles = rows % kMatmulCacheRows == 0 &&
+                                columns % cacheColumns != 0 &&
+                                !packsB(rows, w.extent(n), w.extent(k));
+      bool byRows = rowBalance > columnBalance + 1e-9 ||
+                    (rowBalance > columnBalance - 1e-9 &&
+                     (w.extent(m) >= w.extent(n) || rowsKeepCacheTiles));
       if (rows == 0 && columns == 0) {
         byRows = w.extent(m) >= w.extent(n);
         rows = chunk(w.extent(m), threads, kMatmulRegisterRows);
@@ -357,7 +151,9 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
     SmallVector<int64_t> outer =
         threadTile.empty()
             ? sizes(pickFusedTile(w.extent(m), kMatmulCacheRows, mr, false),
-                    pickFusedTile(w.extent(n), 16 * lanes, nr, true), 0)
+                    pickFusedTile(w.extent(n), kMatmulCacheLaneGroups * lanes,
+                                  nr, true),
+                    0)
             : threadTile;
     if (w.tile(outer)) {
       if (threads > 1)
@@ -369,14 +165,11 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   // Cache level. When B does not fit in the L2 cache, loop over B panels
   // (n, then k) and copy each into a contiguous buffer once for all the row
   // tiles that use it (GotoBLAS order); otherwise keep B in place.
-  double bBytes = static_cast<double>(w.extent(n)) * w.extent(k) * 4;
-  bool packB =
-      bBytes > kMatmulPackBytes &&
-      (w.extent(m) >= kMatmulPackMinRows ||
-       (bBytes > 2 * kMatmulPackBytes && w.extent(m) >= kMatmulCacheRows));
-  bool tiled = w.tile(sizes(pickCacheTile(w.extent(m), kMatmulCacheRows, mr),
-                            pickCacheTile(w.extent(n), 16 * lanes, nr),
-                            pickTile(w.extent(k), kMatmulCacheDepth)));
+  bool packB = packsB(w.extent(m), w.extent(n), w.extent(k));
+  bool tiled = w.tile(
+      sizes(pickCacheTile(w.extent(m), kMatmulCacheRows, mr),
+            pickCacheTile(w.extent(n), kMatmulCacheLaneGroups * lanes, nr),
+            pickTile(w.extent(k), kMatmulCacheDepth)));
   if (tiled && packB && batch == 0) {
     w.interchange({1, 2, 0});
     w.pad({1}, /*hoist=*/1);

@@ -16,10 +16,33 @@
 //  CHECK-NEXT:   tcl.sched.tile [0, 200, 0]
 //  CHECK-NEXT:   tcl.sched.parallelize
 //  CHECK:        tcl.sched.tile [0, 128, 1]
+// 128 rows and 768 columns balance alike in halves; the rows' halves of 64
+// are whole cache tiles and the columns' of 384 are not (256 + 128), and B
+// (2.4 MB) is read unpacked: the rows.
+// CHECK-LABEL: tcl.sched.schedule task "default_2" anchor "linalg.matmul" target "x86-avx512" loops [128 parallel, 768 parallel, 768 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [64, 0, 0]
+//  CHECK-NEXT:   tcl.sched.parallelize
+//  CHECK-NEXT:   tcl.sched.tile [0, 256, 128]
+// With a B of 9.4 MB each thread would pack all of it: the columns.
+// CHECK-LABEL: tcl.sched.schedule task "default_3" anchor "linalg.matmul" target "x86-avx512" loops [128 parallel, 768 parallel, 3072 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [0, 384, 0]
+//  CHECK-NEXT:   tcl.sched.parallelize
+// Column halves of 512 hold whole cache tiles (2 x 256): the columns, the
+// larger extent.
+// CHECK-LABEL: tcl.sched.schedule task "default_4" anchor "linalg.matmul" target "x86-avx512" loops [128 parallel, 1024 parallel, 512 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [0, 512, 0]
+//  CHECK-NEXT:   tcl.sched.parallelize
 func.func @f(%a: tensor<169x512xf32>, %b: tensor<512x1000xf32>, %c: tensor<169x1000xf32>,
-             %x: tensor<1x512xf32>, %y: tensor<1x1000xf32>)
-    -> (tensor<169x1000xf32>, tensor<1x1000xf32>) {
+             %x: tensor<1x512xf32>, %y: tensor<1x1000xf32>,
+             %p: tensor<128x768xf32>, %q: tensor<768x768xf32>, %r: tensor<128x768xf32>,
+             %s: tensor<128x3072xf32>, %t: tensor<3072x768xf32>,
+             %u: tensor<128x512xf32>, %v: tensor<512x1024xf32>, %z: tensor<128x1024xf32>)
+    -> (tensor<169x1000xf32>, tensor<1x1000xf32>, tensor<128x768xf32>,
+        tensor<128x768xf32>, tensor<128x1024xf32>) {
   %0 = linalg.matmul ins(%a, %b : tensor<169x512xf32>, tensor<512x1000xf32>) outs(%c : tensor<169x1000xf32>) -> tensor<169x1000xf32>
   %1 = linalg.matmul ins(%x, %b : tensor<1x512xf32>, tensor<512x1000xf32>) outs(%y : tensor<1x1000xf32>) -> tensor<1x1000xf32>
-  return %0, %1 : tensor<169x1000xf32>, tensor<1x1000xf32>
+  %2 = linalg.matmul ins(%p, %q : tensor<128x768xf32>, tensor<768x768xf32>) outs(%r : tensor<128x768xf32>) -> tensor<128x768xf32>
+  %3 = linalg.matmul ins(%s, %t : tensor<128x3072xf32>, tensor<3072x768xf32>) outs(%r : tensor<128x768xf32>) -> tensor<128x768xf32>
+  %4 = linalg.matmul ins(%u, %v : tensor<128x512xf32>, tensor<512x1024xf32>) outs(%z : tensor<128x1024xf32>) -> tensor<128x1024xf32>
+  return %0, %1, %2, %3, %4 : tensor<169x1000xf32>, tensor<1x1000xf32>, tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x1024xf32>
 }
