@@ -77,7 +77,8 @@ def run(command, **kwargs):
 
 
 # How the shipped checkpoint trains (checkpoints/mamba-cpu.json), beside
-# --epochs: the ranking tables train every model so.
+# --epochs: the ranking tables and the checkpoints of the online and tuning
+# studies train every model so.
 RECIPE = ["--average-weights=0.3", "--cosine-decay"]
 
 
@@ -242,7 +243,7 @@ def online(build, data, epochs, held_out, out, threads, platform, seeds):
         run([tool, "train", f"--data={data}", "--model=mamba",
              f"--split=model:{name}", f"--platforms={platform}",
              f"--epochs={epochs}", f"--num-threads={threads}", "-o",
-             checkpoint])
+             checkpoint] + RECIPE)
         top1 = {}  # (k, contender) -> [top-1 per seed]
         for seed in seeds:
             result = run([tool, "online", f"--data={data}", "--model=mamba",
@@ -425,7 +426,7 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
                      f"--split=model:{name}",
                      f"--platforms={train_platforms or platform}",
                      f"--epochs={epochs}", f"--num-threads={threads}",
-                     "-o", checkpoints[model]])
+                     "-o", checkpoints[model]] + RECIPE)
         runs = {model: [] for model in models}  # (curve, wall) per seed
         if train_platforms:
             print(f"\nLearned models trained on {train_platforms}; tuning "
