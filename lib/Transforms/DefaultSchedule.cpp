@@ -22,8 +22,6 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <limits>
-
 namespace mlir::tcl {
 #define GEN_PASS_DEF_DEFAULTSCHEDULES
 #include "tcl/Transforms/Passes.h.inc"

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// See TileSizes.h; the measurements behind each rule are there.
+// See TileSizes.h for what each picker weighs and why.
 //
 //===----------------------------------------------------------------------===//
 
