@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <limits>
@@ -35,13 +36,18 @@ void mlir::tcl::printTuningProgress(const TaskReport &task,
           : 0;
   double gflops =
       task.bestSeconds > 0 ? task.flops / task.bestSeconds * 1e-9 : 0;
+  // (A model with tasks not measured yet has no latency to show.)
+  std::string model =
+      progress.modelSeconds > 0
+          ? llvm::formatv("{0,8:F3}", progress.modelSeconds * 1e3).str()
+          : std::string("       -");
   std::string line;
   llvm::raw_string_ostream lineOs(line);
   lineOs << llvm::format("[%4u/%4u] %-28s best %9.4f ms %7.1f GFLOP/s | "
-                         "model %8.3f ms | %5.0f s, ETA %4.0f s",
+                         "model %s ms | %5.0f s, ETA %4.0f s",
                          trialsDone, trialsBudget, task.name.c_str(),
-                         task.bestSeconds * 1e3, gflops,
-                         progress.modelSeconds * 1e3, elapsed, eta);
+                         task.bestSeconds * 1e3, gflops, model.c_str(), elapsed,
+                         eta);
   if (live)
     os << "\r\x1b[2K" << line;
   else

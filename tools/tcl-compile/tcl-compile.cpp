@@ -130,6 +130,13 @@ static llvm::cl::opt<bool>
            llvm::cl::desc("Count the trials already in the database toward "
                           "--trials (continue a killed run)"),
            llvm::cl::cat(tuningCategory));
+static llvm::cl::opt<bool> fromDefaults(
+    "from-defaults",
+    llvm::cl::desc("With --tune, measure each task's default schedule first "
+                   "and let the search start from it (=false: from samples "
+                   "of the search space alone, as Ansor and Tenset are "
+                   "measured)"),
+    llvm::cl::init(true), llvm::cl::cat(tuningCategory));
 static llvm::cl::opt<std::string>
     costModel("cost-model",
               llvm::cl::desc("Cost model guiding the search: xgboost, "
@@ -201,6 +208,7 @@ int main(int argc, char **argv) {
   options.tune = tune;
   options.tuning.trials = trials;
   options.tuning.resume = resume;
+  options.tuning.startFromDefaults = fromDefaults;
   options.tuning.costModel = costModel;
   // A learned model starts from its shipped pretrained checkpoint unless
   // told otherwise ('none': from scratch).

@@ -1154,6 +1154,40 @@ TEST_F(SearchTest, TuningIsReproducible) {
   }
 }
 
+/// Without the default schedules (TuningOptions::startFromDefaults) the
+/// search starts from samples of the space: no default is measured, the
+/// budget goes to the search, a task's first batch is small (4 trials, of
+/// batches of 8), and the whole model's curve has a point from the first
+/// batch on (every task then has a best).
+TEST_F(SearchTest, TuningCanStartWithoutTheDefaults) {
+  for (bool fromDefaults : {true, false}) {
+    OwningOpRef<ModuleOp> module = parse(kMatmul);
+    extractTasks(*module);
+    auto db = TuningDatabase::open(tempPath("db"));
+    ASSERT_TRUE(bool(db));
+    TuningOptions options = smallOptions("xgboost");
+    options.startFromDefaults = fromDefaults;
+    options.batchSize = 8;
+    Tuner tuner(**db, options, fakeMeasure);
+    auto report = tuner.tune(*module);
+    ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+    ASSERT_EQ(report->tasks.size(), 1u);
+    EXPECT_EQ(report->tasks[0].trials, 20u);
+    unsigned defaults = 0;
+    for (const TuningRecord &record :
+         (*db)->getRecords(report->tasks[0].key, "x86-avx512/1t"))
+      defaults += record.proposer == "default";
+    EXPECT_EQ(defaults, fromDefaults ? 1u : 0u);
+    EXPECT_EQ(report->tasks[0].defaultSeconds > 0, fromDefaults);
+    EXPECT_GT(report->tasks[0].bestSeconds, 0);
+    ASSERT_FALSE(report->tasks[0].curve.empty());
+    EXPECT_EQ(report->tasks[0].curve[0].first, fromDefaults ? 1u : 4u);
+    ASSERT_FALSE(report->modelCurve.empty());
+    for (auto [trials, seconds] : report->modelCurve)
+      EXPECT_GT(seconds, 0) << trials;
+  }
+}
+
 /// The RDU sampler needs a model's scores: the random cost model is refused
 /// with a clear error, and so is an unknown sampler.
 TEST_F(SearchTest, SamplersAreCheckedBeforeTuning) {

@@ -36,7 +36,8 @@ struct TaskReport {
 
 struct TuningReport {
   std::vector<TaskReport> tasks;
-  /// (trials in all, sum over tasks of weight * best seconds).
+  /// (trials in all, sum over tasks of weight * best seconds), from when
+  /// every task has a best.
   std::vector<std::pair<unsigned, double>> modelCurve;
   /// Tasks without a search space (named, with the reason).
   std::vector<std::string> skipped;
@@ -54,7 +55,7 @@ struct TuningProgress {
   /// took no time in this run.
   unsigned trialsBefore = 0;
   double elapsedSeconds = 0;
-  /// Sum over tasks of weight * best seconds.
+  /// Sum over tasks of weight * best seconds; 0 while a task has none.
   double modelSeconds = 0;
 };
 

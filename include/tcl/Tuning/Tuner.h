@@ -46,6 +46,12 @@ struct TuningOptions {
   /// Count the trials already in the database for these tasks (a rerun of
   /// a killed run continues to the same total).
   bool resume = false;
+  /// Measure each task's default schedule first, as the baseline and a
+  /// parent of the search's populations. Without, the search starts from
+  /// samples of the space alone, as Ansor and Tenset are measured: what the
+  /// cost model finds, not what the defaults already had (on a host whose
+  /// defaults were tuned for it, they leave a search little to find).
+  bool startFromDefaults = true;
   unsigned batchSize = 16;
   unsigned population = 96;
   unsigned generations = 3;
