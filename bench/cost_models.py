@@ -463,7 +463,8 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
             start = firsts[len(firsts) // 2]
         # Reaching 95% of the best latency is no test at a small budget (the
         # first batch gets there); 90% of the best improvement over the
-        # default schedules is.
+        # start (the default schedules, or the runs' first complete point)
+        # is.
         target = start - 0.9 * (start - best)
         print(f"\n### Tuning {name} (held out of training), {trials} trials,"
               f" {platform}, seeds {','.join(map(str, seeds))}"
