@@ -20,9 +20,6 @@
 #include <algorithm>
 #include <limits>
 
-using namespace mlir;
-using namespace mlir::tcl;
-
 namespace mlir::tcl::tiles {
 
 int64_t chunk(int64_t extent, int64_t parts, int64_t multiple) {

@@ -40,7 +40,7 @@ void mlir::tcl::printTuningProgress(const TaskReport &task,
   std::string model =
       progress.modelSeconds > 0
           ? llvm::formatv("{0,8:F3}", progress.modelSeconds * 1e3).str()
-          : std::string("       -");
+          : llvm::formatv("{0,8}", "-").str();
   std::string line;
   llvm::raw_string_ostream lineOs(line);
   lineOs << llvm::format("[%4u/%4u] %-28s best %9.4f ms %7.1f GFLOP/s | "

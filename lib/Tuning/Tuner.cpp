@@ -248,14 +248,13 @@ llvm::Error TuningRun::refitModel() {
 void TuningRun::progress(llvm::raw_ostream *out, size_t taskIndex) {
   // The model's latency once every task has one (else 0: unknown).
   double modelSeconds = 0;
-  for (const auto &task : tasks)
-    modelSeconds += task->report.weight * task->report.bestSeconds;
-  if (llvm::any_of(tasks, [](const auto &task) {
-        return !(task->report.bestSeconds > 0);
-      }))
-    modelSeconds = 0;
-  else
+  if (llvm::all_of(tasks, [](const auto &task) {
+        return task->report.bestSeconds > 0;
+      })) {
+    for (const auto &task : tasks)
+      modelSeconds += task->report.weight * task->report.bestSeconds;
     report.modelCurve.push_back({trialsDone, modelSeconds});
+  }
   TaskReport &task = tasks[taskIndex]->report;
   task.curve.push_back({task.trials, task.bestSeconds});
   if (!out)
@@ -386,8 +385,9 @@ llvm::Expected<TuningReport> TuningRun::run(ModuleOp module,
   if (llvm::Error error = refitModel())
     return std::move(error);
 
-  // Default schedules first: the untuned baseline of each task, measured
-  // batchSize tasks at a time (so they build in parallel).
+  // Default schedules first (unless startFromDefaults is off): the untuned
+  // baseline of each task, measured batchSize tasks at a time (so they
+  // build in parallel).
   std::vector<Trial> defaults;
   auto measureDefaults = [&]() -> llvm::Error {
     if (defaults.empty())
