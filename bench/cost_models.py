@@ -48,7 +48,10 @@
    empty database without the default schedules (tcl-compile
    --from-defaults=false, as Ansor and Tenset are measured), and the
    improvement is counted from the runs' first complete point (every task
-   measured once).
+   measured once). Last, each pretrained checkpoint's top-1/top-5 on the
+   programs the random runs measured: the search's own candidates, uniform
+   samples of its space, where the datasets' held-out groups are half
+   evolutionary proposals.
 
 Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
        [--epochs N] [--trials N] [--held-out bert_encoder,resnet18]
@@ -540,6 +543,42 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
                             "(median run of each model)", curves, 2,
                   "seconds (scoring, training and measuring)")
         print(f"\nplots: {svg}, {wall_svg}", flush=True)
+        search_candidates(build, checkpoints, runs, out, name, seeds)
+
+
+def search_candidates(build, checkpoints, runs, out, name, seeds):
+    """How each pretrained checkpoint ranks the programs the search itself
+    proposes: the random contender's runs measured a uniform sample of the
+    search space of every task of the held-out model (no cost model chose
+    them), so their databases are the search's candidates with labels. The
+    datasets' held-out groups are half evolutionary proposals, many near
+    each task's best; this is what the first batches pick from."""
+    if "random" not in runs or not checkpoints:
+        return
+    tool = os.path.join(build, "bin", "tcl-cost-model")
+    scores = {}  # model -> [(top-1, top-5) per seed]
+    for seed in seeds:
+        database = os.path.join(out, f"{name}-random-{seed}.db")
+        if not os.path.exists(database):
+            continue
+        for model, checkpoint in checkpoints.items():
+            result = run([tool, "evaluate", f"--db={database}",
+                          f"--model={model}", f"--model-file={checkpoint}",
+                          "--split=none"])
+            for cells in result_rows(result.stdout):
+                scores.setdefault(model, []).append(
+                    (float(cells[7]), float(cells[8])))
+    if not scores:
+        return
+    print(f"\nRanking the search's own candidates: each pretrained "
+          f"checkpoint on the programs the random runs measured ({name}'s "
+          f"tasks, uniform samples of the search space), median [min, max] "
+          f"over the random runs' seeds.\n")
+    print("| checkpoint | top-1 | top-5 |")
+    print("| --- | --- | --- |")
+    for model, values in scores.items():
+        print(f"| {model} | {median_range([v[0] for v in values])} | "
+              f"{median_range([v[1] for v in values])} |", flush=True)
 
 
 def main():
