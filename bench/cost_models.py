@@ -550,9 +550,9 @@ def search_candidates(build, checkpoints, runs, out, name, seeds):
     """How each pretrained checkpoint ranks the programs the search itself
     proposes: the random contender's runs measured a uniform sample of the
     search space of every task of the held-out model (no cost model chose
-    them), so their databases are the search's candidates with labels. The
-    datasets' held-out groups are half evolutionary proposals, many near
-    each task's best; this is what the first batches pick from."""
+    them), so their databases hold the search's candidates with labels:
+    what a cold search's first batches pick from. (The datasets' held-out
+    groups are half evolutionary proposals, many near each task's best.)"""
     if "random" not in runs or not checkpoints:
         return
     tool = os.path.join(build, "bin", "tcl-cost-model")
