@@ -90,10 +90,14 @@ def run(command, **kwargs):
 RECIPE = ["--average-weights=0.3", "--cosine-decay"]
 
 
+def median(values):
+    """The middle value (the upper one of an even count)."""
+    return sorted(values)[len(values) // 2]
+
+
 def median_range(values, digits=3):
-    values = sorted(values)
-    return (f"{values[len(values) // 2]:.{digits}f} [{values[0]:.{digits}f},"
-            f" {values[-1]:.{digits}f}]")
+    return (f"{median(values):.{digits}f} [{min(values):.{digits}f},"
+            f" {max(values):.{digits}f}]")
 
 
 def result_rows(output):
@@ -461,9 +465,8 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
         if cold_start:
             # Where the runs start: the median model latency once every
             # task first had a measurement.
-            firsts = sorted(curve[0][1] for model in models
-                            for curve, _ in runs[model] if curve)
-            start = firsts[len(firsts) // 2]
+            start = median([curve[0][1] for model in models
+                            for curve, _ in runs[model] if curve])
         # Reaching 95% of the best latency is no test at a small budget (the
         # first batch gets there); 90% of the best improvement over the
         # start (the default schedules, or the runs' first complete point)
@@ -490,14 +493,6 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
         print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | "
               "---: |")
 
-        def median(values):
-            values = sorted(values)
-            return values[len(values) // 2]
-
-        def spread(values, digits):
-            return (f"{median(values):.{digits}f} [{min(values):.{digits}f},"
-                    f" {max(values):.{digits}f}]")
-
         stats = {}
         for model in models:
             finals, reach_trials, reach_seconds, walls = [], [], [], []
@@ -523,8 +518,9 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
             finals, reach_trials, reach_seconds, walls = stats[model]
             if not finals:
                 continue
-            print(f"| {model} | {spread(finals, 3)} | "
-                  f"{spread(reach_trials, 0)} | {spread(reach_seconds, 0)} | "
+            print(f"| {model} | {median_range(finals, 3)} | "
+                  f"{median_range(reach_trials, 0)} | "
+                  f"{median_range(reach_seconds, 0)} | "
                   f"{median(walls):.0f} | {ratio('xgboost', model, 1)} | "
                   f"{ratio('mlp', model, 1)} | {ratio('random', model, 1)} | "
                   f"{ratio('xgboost', model, 2)} | {ratio('mlp', model, 2)} |")
