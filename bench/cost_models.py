@@ -48,10 +48,15 @@
    empty database without the default schedules (tcl-compile
    --from-defaults=false, as Ansor and Tenset are measured), and the
    improvement is counted from the runs' first complete point (every task
-   measured once). Last, each pretrained checkpoint's top-1/top-5 on the
-   programs the random runs measured: the search's own candidates, uniform
-   samples of its space, where the datasets' held-out groups are half
-   evolutionary proposals.
+   measured once). Cold studies also list the tasks where the contenders
+   differ most when the first reaches the target (each task's weighted best
+   latency and the trials it got). Then each pretrained checkpoint's
+   top-1/top-5 on the programs the random runs measured: the search's own
+   candidates, uniform samples of its space, where the datasets' held-out
+   groups are half evolutionary proposals. Last, the search's loop without
+   its noise (tcl-cost-model online --closed-loop) on every run's programs
+   pooled: how close to each task's fastest each checkpoint's own picks
+   get, 4 a task a round, learning as the tuner does.
 
 Usage: /usr/bin/python3 bench/cost_models.py [BUILD_DIR] [--data DIR]
        [--epochs N] [--trials N] [--held-out bert_encoder,resnet18]
@@ -68,6 +73,7 @@ import lzma
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -539,7 +545,84 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
                             "(median run of each model)", curves, 2,
                   "seconds (scoring, training and measuring)")
         print(f"\nplots: {svg}, {wall_svg}", flush=True)
+        if cold_start:
+            # Where the first contender to reach the target got there.
+            reached = [median(stats[model][1]) for model in models
+                       if stats[model][1]]
+            where_trials_went(build, onnx, out, name, models, seeds,
+                              min(min(reached), trials) if reached else trials)
         search_candidates(build, checkpoints, runs, out, name, seeds)
+        closed_loop(build, checkpoints, models, out, name, seeds)
+
+
+def task_weights(build, graph):
+    """{workload key: (task name, weight)} from tcl-compile --dump-tasks."""
+    listing = run([os.path.join(build, "bin", "tcl-compile"), graph,
+                   "--dump-tasks"]).stdout
+    weights = {}
+    for line in listing.splitlines():
+        # The key's own " | " separates the anchor from its epilogue.
+        cells = [cell.strip() for cell in line.strip()[1:-1].split("|", 5)]
+        if len(cells) == 6 and cells[2].isdigit():
+            weights[cells[5]] = (cells[0], int(cells[2]))
+    return weights
+
+
+def where_trials_went(build, graph, out, name, models, seeds, at_trials,
+                      shown=8):
+    """Which tasks separate the contenders after `at_trials` trials: per
+    task, each contender's weight x best latency (ms) and the trials it got,
+    medians over seeds, from the runs' databases (a record per trial, in
+    trial order). The rows whose medians differ most; they say where one
+    cost model kept measuring slow programs."""
+    weights = task_weights(build, graph)
+    # (contender, task) -> per seed (weighted best ms, trials).
+    cells = {}
+    for model in models:
+        for seed in seeds:
+            database = os.path.join(out, f"{name}-{model}-{seed}.db")
+            if not os.path.exists(database):
+                continue
+            with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+                records = db.execute(
+                    "SELECT w.key, r.status, r.median_s FROM records r "
+                    "JOIN workloads w ON r.workload = w.id ORDER BY r.id "
+                    "LIMIT ?", (at_trials,)).fetchall()
+            best, count = {}, {}
+            for key, status, seconds in records:
+                count[key] = count.get(key, 0) + 1
+                if status == "ok" and seconds is not None:
+                    best[key] = min(best.get(key, seconds), seconds)
+            for key, (_, weight) in weights.items():
+                if key in best:
+                    cells.setdefault((model, key), []).append(
+                        (weight * best[key] * 1e3, count[key]))
+    rows = []
+    for key, (task, weight) in weights.items():
+        medians = [median([ms for ms, _ in cells.get((model, key), [])])
+                   if cells.get((model, key)) else None for model in models]
+        if None in medians:
+            continue
+        # The floor (random) is far from everything; the rows are ordered
+        # by how far the cost models are from each other.
+        guided = [value for model, value in zip(models, medians)
+                  if model != "random"]
+        known = guided if len(guided) > 1 else medians
+        rows.append((max(known) - min(known), task, weight, key))
+    rows.sort(reverse=True)
+    print(f"\nWhere the contenders differ after {at_trials} trials (each "
+          "task's weight x best latency in ms, the trials it got; medians "
+          f"over seeds; the {shown} tasks whose medians differ most, random "
+          "aside):\n")
+    print("| task | weight | " + " | ".join(models) + " |")
+    print("| --- | ---: | " + " | ".join("---" for _ in models) + " |")
+    for _, task, weight, key in rows[:shown]:
+        values = []
+        for model in models:
+            seeds_cells = cells[(model, key)]
+            values.append(f"{median([ms for ms, _ in seeds_cells]):.3f} "
+                          f"({median([n for _, n in seeds_cells])})")
+        print(f"| {task} | {weight} | " + " | ".join(values) + " |")
 
 
 def search_candidates(build, checkpoints, runs, out, name, seeds):
@@ -575,6 +658,71 @@ def search_candidates(build, checkpoints, runs, out, name, seeds):
     for model, values in scores.items():
         print(f"| {model} | {median_range([v[0] for v in values])} | "
               f"{median_range([v[1] for v in values])} |", flush=True)
+
+
+def closed_loop(build, checkpoints, models, out, name, seeds, rounds=6,
+                batch=4):
+    """The search's loop without its noise (tcl-cost-model online
+    --closed-loop): the programs every run of this study measured, pooled
+    (the candidates searches proposed, with their measured latencies), are
+    what each checkpoint picks from, `batch` a task a round, learning from
+    its picks as the tuner's model does (frozen, fine-tuned, corrected;
+    fine-tuned also with LambdaRank + MSE, the loss before 2026-12-07);
+    XGBoost from scratch and random picks beside them. A cell: the mean
+    over tasks of the task's fastest pooled latency over the fastest
+    picked, median [min, max] over seeds (which break ties and seed the
+    updates)."""
+    learned = {model: checkpoint for model, checkpoint in checkpoints.items()
+               if model in ("mamba", "tlp", "mlp")}
+    if not learned:
+        return
+    database_tool = os.path.join(build, "bin", "tcl-tuning-db")
+    tool = os.path.join(build, "bin", "tcl-cost-model")
+    pool = os.path.join(out, f"{name}-pool.db")
+    remove_database(pool)
+    exported = os.path.join(out, f"{name}-pool.jsonl")
+    for model in models:
+        for seed in seeds:
+            database = os.path.join(out, f"{name}-{model}-{seed}.db")
+            if os.path.exists(database):
+                run([database_tool, database, "export", "-o", exported])
+                run([database_tool, pool, "import", exported])
+    os.remove(exported)
+    found = {}  # (measured, row name) -> [found per seed]
+    for model, checkpoint in learned.items():
+        for loss in ("lambdarank", "lambdarank+mse"):
+            for seed in seeds:
+                result = run([tool, "online", "--closed-loop", f"--db={pool}",
+                              "--split=none", f"--model={model}",
+                              f"--model-file={checkpoint}",
+                              f"--rounds={rounds}", f"--batch={batch}",
+                              f"--seed={seed}", f"--loss={loss}"])
+                for line in result.stdout.splitlines():
+                    cells = [c.strip() for c in line.strip("|").split("|")]
+                    if len(cells) != 5 or not cells[0].isdigit():
+                        continue
+                    row = cells[1]
+                    if loss != "lambdarank":
+                        if "fine-tuned" not in row:
+                            continue
+                        row = row.replace(")", ", LambdaRank + MSE)")
+                    elif model != next(iter(learned)) and \
+                            not row.startswith(model):
+                        continue  # XGBoost and random: once
+                    found.setdefault((int(cells[0]), row), []).append(
+                        float(cells[2]))
+    counts = sorted({measured for measured, _ in found})
+    rows = list(dict.fromkeys(row for _, row in found))
+    print(f"\nThe search's loop without its noise: {name}'s pooled "
+          f"programs ({pool}), {batch} picked a task a round; fastest / "
+          "found, mean over tasks, median [min, max] over seeds "
+          f"{','.join(map(str, seeds))}.\n")
+    print("| picked by | " + " | ".join(f"{k} a task" for k in counts) + " |")
+    print("| --- | " + " | ".join("---" for _ in counts) + " |")
+    for row in rows:
+        print(f"| {row} | " + " | ".join(
+            median_range(found[(k, row)]) if (k, row) in found else "-"
+            for k in counts) + " |", flush=True)
 
 
 def main():

@@ -131,6 +131,18 @@ static llvm::cl::list<unsigned> measuredCounts(
     llvm::cl::desc("online: programs of each held-out task measured before "
                    "ranking the rest (default 0,4,8,16,32)"),
     llvm::cl::CommaSeparated, llvm::cl::cat(toolCategory));
+static llvm::cl::opt<bool> closedLoop(
+    "closed-loop",
+    llvm::cl::desc("online: each model picks the programs it measures, "
+                   "--batch a task a round for --rounds rounds, and the "
+                   "table says how close to each task's fastest program "
+                   "they got"),
+    llvm::cl::init(false), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<unsigned>
+    loopBatch("batch",
+              llvm::cl::desc("online --closed-loop: programs of each task "
+                             "measured a round"),
+              llvm::cl::init(4), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned> epochs("epochs",
                                       llvm::cl::desc("Training epochs"),
                                       llvm::cl::init(20),
@@ -226,7 +238,9 @@ static llvm::cl::opt<double> fraction(
     llvm::cl::init(1), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned>
     selectRounds("rounds",
-                 llvm::cl::desc("Active sampling: batches (the first random)"),
+                 llvm::cl::desc("Active sampling: batches (the first "
+                                "random); online --closed-loop: rounds "
+                                "of measuring"),
                  llvm::cl::init(5), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned> ensembleSize(
     "ensemble",
@@ -435,7 +449,8 @@ struct EpochTimes {
 /// How the learned models train, as the flags say (epochs: --epochs).
 LearnedModelOptions learnedModelOptions() {
   LearnedModelOptions options;
-  options.loss = loss;
+  // train --from fine-tunes with the loss asked, too.
+  options.loss = options.fineTuneLoss = loss;
   options.gainSharpness = gainSharpness;
   options.mseWeight = mseWeight;
   options.averagedFraction = averagedFraction;
@@ -891,6 +906,14 @@ llvm::Error onlineCommand(Data &data, MLIRContext *context) {
     return error("online compares how a learned --model (mamba, tlp, mlp) "
                  "learns a run, not '" +
                  modelName + "'");
+  // With --split none the training groups are the held-out ones: a model
+  // trained on them here, or XGBoost refitted on them, would rank what it
+  // has seen.
+  bool heldOutTrained = splitSpec == "none";
+  if (heldOutTrained && modelFile.empty())
+    return error("online --split none needs --model-file (a checkpoint "
+                 "trained elsewhere): a model trained here would have seen "
+                 "the programs it ranks");
   auto learnedGroups = data.featuresFor(pretrained->getFeatureKind(), context);
   if (!learnedGroups)
     return learnedGroups.takeError();
@@ -924,13 +947,16 @@ llvm::Error onlineCommand(Data &data, MLIRContext *context) {
   }
   // The learned contenders learn the run as the search's model does (its
   // default options: a few epochs a fine-tuning update), not as --epochs
-  // trains the checkpoint; --learning-rate, if given, sets their step.
+  // trains the checkpoint; --learning-rate and --loss, if given, set their
+  // step and loss.
   auto loaded = [&](LearnedModelOptions::OnlineLearning online) {
     return [&, online]() -> llvm::Expected<std::unique_ptr<CostModel>> {
       LearnedModelOptions options;
       options.threads = threads;
       if (learningRate.getNumOccurrences())
         options.fineTuneLearningRate = learningRate;
+      if (loss.getNumOccurrences())
+        options.fineTuneLoss = loss;
       options.online = online;
       std::unique_ptr<CostModel> model =
           createLearnedCostModel(modelName, seed, options);
@@ -950,9 +976,33 @@ llvm::Error onlineCommand(Data &data, MLIRContext *context) {
        learnedTraining, learnedTest},
       {modelName.getValue() + " (corrected)", loaded(OnlineLearning::Correct),
        learnedTraining, learnedTest},
-      {"xgboost (the run)", xgboost, summaryTraining, summaryTest},
-      {"xgboost (dataset + the run)", xgboost, summaryTraining, summaryTest,
-       /*learns=*/true, /*withTrainingSamples=*/true}};
+      {"xgboost (the run)", xgboost, summaryTraining, summaryTest}};
+  if (!heldOutTrained)
+    contenders.push_back({"xgboost (dataset + the run)", xgboost,
+                          summaryTraining, summaryTest,
+                          /*learns=*/true, /*withTrainingSamples=*/true});
+  if (closedLoop) {
+    contenders.push_back({"random",
+                          []() -> llvm::Expected<std::unique_ptr<CostModel>> {
+                            return createCostModel("random", seed);
+                          },
+                          summaryTraining, summaryTest});
+    ClosedLoopOptions options;
+    options.batch = loopBatch;
+    options.rounds = selectRounds;
+    options.seed = seed;
+    auto rows = runClosedLoopStudy(contenders, options);
+    if (!rows)
+      return rows.takeError();
+    llvm::outs() << "| measured a task | model | fastest / found (mean) | "
+                    "tasks at their fastest | update (s) |\n"
+                    "| ---: | --- | ---: | ---: | ---: |\n";
+    for (const ClosedLoopRow &row : *rows)
+      llvm::outs() << llvm::formatv(
+          "| {0} | {1} | {2:F3} | {3:F3} | {4:F2} |\n", row.measured,
+          row.contender, row.found, row.foundBest, row.updateSeconds);
+    return llvm::Error::success();
+  }
   OnlineStudyOptions options;
   if (!measuredCounts.empty())
     options.measured.assign(measuredCounts.begin(), measuredCounts.end());

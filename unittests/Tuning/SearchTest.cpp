@@ -1764,6 +1764,23 @@ TEST_F(SearchTest, CorrectionLearnsTheRunWithoutTrainingTheNetwork) {
   EXPECT_FALSE(read(path).empty());
 }
 
+/// Trains a Mamba with `options` on kMatmul's tile-size programs (seed 11)
+/// and saves it to `path`; returns a run's programs, ranked the other way
+/// round (seed 12): what the fine-tuning tests load and learn.
+static TileSizePrograms trainTileSizeMamba(MLIRContext &context,
+                                           MatmulTask &matmul,
+                                           const LearnedModelOptions &options,
+                                           const std::string &path) {
+  auto pretrained = createLearnedCostModel("mamba", /*seed=*/2, options);
+  TileSizePrograms trained =
+      sampleTileSizePrograms(context, *matmul.space, *matmul.task,
+                             FeatureKind::Sequence, /*seed=*/11, false);
+  EXPECT_FALSE(pretrained->update(trained.samples));
+  EXPECT_FALSE(pretrained->save(path));
+  return sampleTileSizePrograms(context, *matmul.space, *matmul.task,
+                                FeatureKind::Sequence, /*seed=*/12, true);
+}
+
 /// A loaded model fine-tunes on a search's measurements at its own step
 /// size (LearnedModelOptions::fineTuneLearningRate), not at the one it
 /// trains with from scratch: with a tiny fine-tuning step the update barely
@@ -1774,16 +1791,8 @@ TEST_F(SearchTest, FineTuningALoadedModelTakesItsOwnStepSize) {
   LearnedModelOptions options;
   options.epochs = 5;
   options.threads = 1;
-  auto pretrained = createLearnedCostModel("mamba", /*seed=*/2, options);
-  TileSizePrograms trained =
-      sampleTileSizePrograms(context, *matmul.space, *matmul.task,
-                             FeatureKind::Sequence, /*seed=*/11, false);
-  ASSERT_FALSE(pretrained->update(trained.samples));
   std::string path = tempPath("pretrained");
-  ASSERT_FALSE(pretrained->save(path));
-  TileSizePrograms run =
-      sampleTileSizePrograms(context, *matmul.space, *matmul.task,
-                             FeatureKind::Sequence, /*seed=*/12, true);
+  TileSizePrograms run = trainTileSizeMamba(context, matmul, options, path);
   EXPECT_EQ(LearnedModelOptions().fineTuneLearningRate, 1e-4);
   for (bool fineTuneStepTiny : {true, false}) {
     options.learningRate = fineTuneStepTiny ? 1e-3 : 1e-12;
@@ -1801,6 +1810,45 @@ TEST_F(SearchTest, FineTuningALoadedModelTakesItsOwnStepSize) {
     else
       EXPECT_GT(moved, 1e-3);
   }
+}
+
+/// A loaded model fine-tunes on a search's measurements with its own loss
+/// (LearnedModelOptions::fineTuneLoss, LambdaRank), not with the one it
+/// trains with from scratch: a run labels programs relative to the best
+/// measured of their task so far, an order but not a scale (why, and what
+/// it is worth, is measured in bench/cost_models.py's closed loop). An
+/// unknown loss is an error naming it.
+TEST_F(SearchTest, FineTuningALoadedModelTakesItsOwnLoss) {
+  MatmulTask matmul(context);
+  ASSERT_TRUE(matmul.space && succeeded(matmul.task));
+  LearnedModelOptions options;
+  options.epochs = 5;
+  options.threads = 1;
+  std::string path = tempPath("pretrained");
+  TileSizePrograms run = trainTileSizeMamba(context, matmul, options, path);
+  EXPECT_EQ(LearnedModelOptions().fineTuneLoss, "lambdarank");
+  auto fineTuned = [&](const char *loss,
+                       const char *fineTuneLoss) -> std::vector<double> {
+    LearnedModelOptions given = options;
+    given.loss = loss;
+    given.fineTuneLoss = fineTuneLoss;
+    given.fineTuneLearningRate = 1e-3;
+    auto model = createLearnedCostModel("mamba", /*seed=*/2, given);
+    EXPECT_FALSE(model->load(path));
+    EXPECT_FALSE(model->update(run.samples));
+    return model->predict(run.probe);
+  };
+  std::vector<double> rankedOnly = fineTuned("lambdarank", "lambdarank");
+  EXPECT_EQ(fineTuned("lambdarank+mse", "lambdarank"), rankedOnly);
+  EXPECT_NE(fineTuned("lambdarank", "lambdarank+mse"), rankedOnly);
+
+  options.fineTuneLoss = "hinge";
+  auto model = createLearnedCostModel("mamba", /*seed=*/2, options);
+  ASSERT_FALSE(model->load(path));
+  llvm::Error unknown = model->update(run.samples);
+  ASSERT_TRUE(bool(unknown));
+  EXPECT_EQ(llvm::toString(std::move(unknown)),
+            "unknown fine-tuning loss 'hinge'");
 }
 
 /// A checkpoint records the feature layout it was trained on; one of

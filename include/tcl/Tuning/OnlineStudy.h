@@ -62,6 +62,42 @@ llvm::Expected<std::vector<OnlineStudyRow>>
 runOnlineStudy(llvm::ArrayRef<OnlineContender> contenders,
                const OnlineStudyOptions &options);
 
+/// The search's loop without its noise: round after round, each contender
+/// scores every held-out task's programs not yet measured, "measures" the
+/// `batch` it scores best (their recorded latencies), and learns from all
+/// measured so far, labelled relative to the best measured of their task,
+/// as the tuner's model does. Where a run's programs are the pool (the
+/// databases of tuning runs of a held-out model), this is a search whose
+/// candidates are the ones searches proposed, picked by the model itself:
+/// unlike runOnlineStudy's seeded order, a model that keeps picking slow
+/// programs keeps learning from them.
+struct ClosedLoopOptions {
+  unsigned batch = 4, rounds = 8;
+  /// Breaks ties among equal scores (an untrained model's: its first
+  /// picks are then a seeded random sample).
+  uint64_t seed = 1;
+};
+
+struct ClosedLoopRow {
+  std::string contender;
+  /// Programs measured of each task (at most batch x round).
+  unsigned measured = 0;
+  /// Over the held-out tasks: the mean of the task's fastest program's
+  /// latency divided by the fastest measured one's (1: found it), and the
+  /// share of tasks whose fastest program was measured.
+  double found = 0, foundBest = 0;
+  /// Seconds of this round's update (0 for a contender that does not
+  /// learn).
+  double updateSeconds = 0;
+};
+
+/// Runs every contender for options.rounds rounds. Rows by round, then
+/// contender. An error if the contenders' groups differ, or if a model
+/// fails to be made or to update (naming the contender).
+llvm::Expected<std::vector<ClosedLoopRow>>
+runClosedLoopStudy(llvm::ArrayRef<OnlineContender> contenders,
+                   const ClosedLoopOptions &options);
+
 } // namespace mlir::tcl
 
 #endif // TCL_TUNING_ONLINESTUDY_H

@@ -110,8 +110,16 @@ public:
     learned::TrainOptions train = *made;
     train.epochs = trained ? options.fineTuneEpochs : options.epochs;
     train.minSteps = trained ? options.fineTuneMinSteps : options.minSteps;
-    if (trained && !continual)
+    if (trained && !continual) {
+      std::optional<learned::LossKind> fineTuneLoss =
+          learned::parseLossKind(options.fineTuneLoss);
+      if (!fineTuneLoss)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "unknown fine-tuning loss '" +
+                                           options.fineTuneLoss + "'");
+      train.loss = *fineTuneLoss;
       train.learningRate = options.fineTuneLearningRate;
+    }
     train.seed = seed + updates++;
     // The active column starts as a copy of the trained knowledge base:
     // it fine-tunes.
