@@ -667,7 +667,8 @@ def closed_loop(build, checkpoints, models, out, name, seeds, rounds=6,
     (the candidates searches proposed, with their measured latencies), are
     what each checkpoint picks from, `batch` a task a round, learning from
     its picks as the tuner's model does (frozen, fine-tuned, corrected;
-    fine-tuned also with LambdaRank + MSE, the loss before 2026-12-07);
+    fine-tuned also with LambdaRank alone, LearnedModelOptions::
+    fineTuneLoss);
     XGBoost from scratch and random picks beside them. A cell: the mean
     over tasks of the task's fastest pooled latency over the fastest
     picked, median [min, max] over seeds (which break ties and seed the
@@ -690,22 +691,23 @@ def closed_loop(build, checkpoints, models, out, name, seeds, rounds=6,
     os.remove(exported)
     found = {}  # (measured, row name) -> [found per seed]
     for model, checkpoint in learned.items():
-        for loss in ("lambdarank", "lambdarank+mse"):
+        for loss in (None, "lambdarank"):
             for seed in seeds:
                 result = run([tool, "online", "--closed-loop", f"--db={pool}",
                               "--split=none", f"--model={model}",
                               f"--model-file={checkpoint}",
                               f"--rounds={rounds}", f"--batch={batch}",
-                              f"--seed={seed}", f"--loss={loss}"])
+                              f"--seed={seed}"] +
+                             ([f"--loss={loss}"] if loss else []))
                 for line in result.stdout.splitlines():
                     cells = [c.strip() for c in line.strip("|").split("|")]
                     if len(cells) != 5 or not cells[0].isdigit():
                         continue
                     row = cells[1]
-                    if loss != "lambdarank":
+                    if loss:
                         if "fine-tuned" not in row:
                             continue
-                        row = row.replace(")", ", LambdaRank + MSE)")
+                        row = row.replace(")", ", LambdaRank alone)")
                     elif model != next(iter(learned)) and \
                             not row.startswith(model):
                         continue  # XGBoost and random: once

@@ -1813,10 +1813,10 @@ TEST_F(SearchTest, FineTuningALoadedModelTakesItsOwnStepSize) {
 }
 
 /// A loaded model fine-tunes on a search's measurements with its own loss
-/// (LearnedModelOptions::fineTuneLoss, LambdaRank), not with the one it
-/// trains with from scratch: a run labels programs relative to the best
-/// measured of their task so far, an order but not a scale (why, and what
-/// it is worth, is measured in bench/cost_models.py's closed loop). An
+/// (LearnedModelOptions::fineTuneLoss), not with the one it trains with
+/// from scratch: a run labels programs relative to the best measured of
+/// their task so far, an order more than a scale (what each loss is worth
+/// is measured in bench/cost_models.py's closed loop and tuning study). An
 /// unknown loss is an error naming it.
 TEST_F(SearchTest, FineTuningALoadedModelTakesItsOwnLoss) {
   MatmulTask matmul(context);
@@ -1826,7 +1826,7 @@ TEST_F(SearchTest, FineTuningALoadedModelTakesItsOwnLoss) {
   options.threads = 1;
   std::string path = tempPath("pretrained");
   TileSizePrograms run = trainTileSizeMamba(context, matmul, options, path);
-  EXPECT_EQ(LearnedModelOptions().fineTuneLoss, "lambdarank");
+  EXPECT_EQ(LearnedModelOptions().fineTuneLoss, "lambdarank+mse");
   auto fineTuned = [&](const char *loss,
                        const char *fineTuneLoss) -> std::vector<double> {
     LearnedModelOptions given = options;
