@@ -299,13 +299,10 @@ def remove_database(database):
             os.remove(database + suffix)
 
 
-def measure_defaults(build, graph, out, name, target):
-    """One database with every task's default schedule measured: the common
-    starting point of all runs (the same measurements, not a re-measuring
-    with its own noise)."""
-    listing = run([os.path.join(build, "bin", "tcl-compile"), graph,
-                   "--dump-tasks"]).stdout
-    tasks = int(re.search(r"(\d+) tasks,", listing).group(1))
+def measure_defaults(build, graph, out, name, target, tasks):
+    """One database with every task's default schedule measured (`tasks`
+    of them): the common starting point of all runs (the same
+    measurements, not a re-measuring with its own noise)."""
     database = os.path.join(out, f"{name}-defaults.db")
     remove_database(database)
     result = run([os.path.join(build, "bin", "tcl-compile"), graph, "--tune",
@@ -439,8 +436,9 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
             run(["/usr/bin/python3", "models/generate.py",
                  os.path.join(build, "models"), name])
         platform_target = platform.split("/")[0]
+        weights = task_weights(build, onnx)
         defaults, start = measure_defaults(build, onnx, out, name,
-                                           platform_target)
+                                           platform_target, len(weights))
         checkpoints = {}
         for contender in models:
             model = split_contender(contender)[0]
@@ -549,7 +547,7 @@ def tuning(build, data, epochs, trials, held_out, out, threads, platform,
             # Where the first contender to reach the target got there.
             reached = [median(stats[model][1]) for model in models
                        if stats[model][1]]
-            where_trials_went(build, onnx, out, name, models, seeds,
+            where_trials_went(weights, out, name, models, seeds,
                               min(min(reached), trials) if reached else trials)
         search_candidates(build, checkpoints, runs, out, name, seeds)
         closed_loop(build, checkpoints, models, out, name, seeds)
@@ -568,14 +566,14 @@ def task_weights(build, graph):
     return weights
 
 
-def where_trials_went(build, graph, out, name, models, seeds, at_trials,
+def where_trials_went(weights, out, name, models, seeds, at_trials,
                       shown=8):
     """Which tasks separate the contenders after `at_trials` trials: per
     task, each contender's weight x best latency (ms) and the trials it got,
     medians over seeds, from the runs' databases (a record per trial, in
-    trial order). The rows whose medians differ most; they say where one
-    cost model kept measuring slow programs."""
-    weights = task_weights(build, graph)
+    trial order; `weights` from task_weights). The rows whose medians
+    differ most; they say where one cost model kept measuring slow
+    programs."""
     # (contender, task) -> per seed (weighted best ms, trials).
     cells = {}
     for model in models:

@@ -6,7 +6,7 @@
 
 #include "tcl/Tuning/OnlineStudy.h"
 
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <chrono>
@@ -102,14 +102,14 @@ double fastestOf(llvm::ArrayRef<double> latencies,
 
 /// The `batch` programs of `group` that `model` scores best among those
 /// not in `measured`, ties broken by `order` (the group's seeded order).
+/// (A few dozen measured of a few hundred: a scan is enough.)
 std::vector<size_t> pickBest(CostModel &model, const FeaturizedGroup &group,
                              llvm::ArrayRef<size_t> order,
-                             const llvm::DenseSet<size_t> &measured,
-                             unsigned batch) {
+                             llvm::ArrayRef<size_t> measured, unsigned batch) {
   std::vector<size_t> candidates;
   std::vector<std::vector<float>> features;
   for (size_t program : order)
-    if (!measured.contains(program)) {
+    if (!llvm::is_contained(measured, program)) {
       candidates.push_back(program);
       features.push_back(group.features[program]);
     }
@@ -200,14 +200,11 @@ mlir::tcl::runClosedLoopStudy(llvm::ArrayRef<OnlineContender> contenders,
       training = makeSamples(contender.training);
     // Each task's measured programs, in the order they were measured.
     std::vector<std::vector<size_t>> measured(test.size());
-    std::vector<llvm::DenseSet<size_t>> measuredSets(test.size());
     for (unsigned round = 0; round < options.rounds; ++round) {
       for (auto [group, order] : llvm::enumerate(orders))
-        for (size_t program : pickBest(**model, contender.test[group], order,
-                                       measuredSets[group], options.batch)) {
-          measured[group].push_back(program);
-          measuredSets[group].insert(program);
-        }
+        llvm::append_range(measured[group],
+                           pickBest(**model, contender.test[group], order,
+                                    measured[group], options.batch));
       ClosedLoopRow &row = rows[round * contenders.size() + index];
       row.contender = contender.name;
       if (contender.learns) {
