@@ -14,6 +14,7 @@
 #ifndef TCL_LIB_TRANSFORMS_PADDEDSLICES_H
 #define TCL_LIB_TRANSFORMS_PADDEDSLICES_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -51,6 +52,22 @@ inline tensor::PadOp getPaddedSource(Value value, unsigned &dim,
 inline bool isZeroConstant(Value value) {
   return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
 }
+
+/// The output columns of a window op that read its input's padding on the
+/// left, those whose windows lie inside the input, and those on the right.
+struct PaddedSideColumns {
+  int64_t left, middle, right;
+};
+
+/// Those of `op`, an NHWC window op (loops `columnDim` over its `columns`
+/// output columns, `windowDim` over its `kernelColumns` kernel columns)
+/// whose input is a tensor.pad of static sizes, padded along W. None where
+/// its input is no such pad.
+std::optional<PaddedSideColumns> getPaddedSideColumns(linalg::LinalgOp op,
+                                                      unsigned columnDim,
+                                                      unsigned windowDim,
+                                                      int64_t columns,
+                                                      int64_t kernelColumns);
 
 } // namespace mlir::tcl
 

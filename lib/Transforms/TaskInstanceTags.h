@@ -37,6 +37,7 @@ inline constexpr StringLiteral kNestAttrName = "__tcl_sched_nest";
 /// temporary attribute's name starts with kTempAttrPrefix.
 inline constexpr StringLiteral kTempAttrPrefix = "__tcl_sched";
 inline constexpr StringLiteral kAnchorCopyAttrName = "__tcl_sched_anchor";
+inline constexpr StringLiteral kTileFillCopyAttrName = "__tcl_sched_tile_fill";
 inline std::string getLoopAttrName(unsigned level, unsigned position) {
   return ("__tcl_sched_loop_" + Twine(level) + "_" + Twine(position)).str();
 }

@@ -12,13 +12,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PaddedSlices.h"
 #include "TaskInstanceTags.h"
+#include "VectorPieces.h"
 #include "tcl/Target/Platform.h"
 #include "tcl/Transforms/ApplySchedule.h"
 #include "tcl/Transforms/Passes.h"
 #include "tcl/Transforms/TransformOps.h"
 
-#include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
@@ -33,31 +34,6 @@
 
 using namespace mlir;
 using namespace mlir::tcl;
-
-/// Elements of a fused epilogue tile vectorized at once: a larger tile is a
-/// loop over slabs of a few dozen vectors, whose straight-line code stays
-/// small (slabs of 4096 elements ran MobileNetV2's expansion convolutions
-/// 20% slower than slabs of 512).
-static constexpr int64_t kFusedSlabVolume = 1 << 9;
-
-/// The innermost part of a tile of shape `shape` that is vectorized at once:
-/// its innermost dimensions whole while they hold at most kFusedSlabVolume
-/// elements, the next one by its largest divisor that still fits, the
-/// others by 1.
-static SmallVector<int64_t> getVectorSlab(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> slab(shape.size(), 1);
-  int64_t volume = 1;
-  for (int64_t dim = shape.size() - 1; dim >= 0; --dim) {
-    int64_t size = shape[dim];
-    while (volume * size > kFusedSlabVolume || shape[dim] % size != 0)
-      --size;
-    slab[dim] = size;
-    volume *= size;
-    if (size != shape[dim])
-      break;
-  }
-  return slab;
-}
 
 /// The scf.forall mapping of a parallel tile level:
 /// none on a CPU; on a GPU the innermost loop onto x, the next onto y, the
@@ -89,7 +65,10 @@ public:
                    const TaskInstance &instance, ScheduleState finalState)
       : b(builder), schedule(schedule), instance(instance),
         finalState(std::move(finalState)),
-        anyOp(transform::AnyOpType::get(builder.getContext())) {}
+        anyOp(transform::AnyOpType::get(builder.getContext())) {
+    const TargetArch *target = lookupTargetArch(schedule.getTarget());
+    cpu = target && target->kind == TargetKind::CPU;
+  }
 
   /// Emits the body of the sequence whose payload root is `root`.
   LogicalResult emit(Value root);
@@ -146,6 +125,8 @@ private:
   /// The state after the whole schedule: complete tile level descriptions.
   ScheduleState finalState;
   Type anyOp;
+  /// The schedule targets a CPU.
+  bool cpu;
 
   Value root;
   /// Handle to the (tiled, transformed) anchor op.
@@ -161,6 +142,9 @@ private:
   /// The anchor's fill once a parallel level (without the epilogue) fused
   /// it.
   Value fill;
+  /// The fills that the last tile level made of the anchor's output tile
+  /// (FuseFillIntoTileLoopsOp), vectorized with the anchor.
+  Value tileFills;
   bool nestTagged = false;
   /// The anchor was split at its padded sides: its pieces' last tile level
   /// peels its loops whatever the schedule's extents say.
@@ -251,10 +235,18 @@ LogicalResult TransformEmitter::emitTile(TileOp op, unsigned levelIndex,
   anchor = tiled.getTiledLinalgOp();
   levelLoops.push_back(SmallVector<Value>(tiled.getLoops()));
   // A sequential first level of parallel loops fuses the fill as a parallel
-  // one does (FuseFillIntoTileLoopsOp says why).
-  if (levelIndex == 0 && !level.findTiledReduction() && !splitSides &&
-      !after.splitReduction && getAnchorFill(instance.anchor))
-    b.create<FuseFillIntoTileLoopsOp>(loc, anchor);
+  // one does (FuseFillIntoTileLoopsOp says why); on a CPU each further
+  // level takes it in too while it stays outside the reductions, down to
+  // the register tile, which then starts from zero accumulators.
+  if ((cpu ||
+       (levelIndex == 0 && !level.findTiledReduction() && !splitSides)) &&
+      !after.splitReduction && getAnchorFill(instance.anchor)) {
+    Value fills =
+        b.create<FuseFillIntoTileLoopsOp>(loc, anyOp, anchor).getFills();
+    // Only the register tile's fill is vectorized (an outer level's is
+    // the size of its tile and stays a fill, moved inward by the next).
+    tileFills = levelIndex + 1 == finalState.levels.size() ? fills : Value();
+  }
   if (peels)
     peelLevel(loc, levelIndex);
   return success();
@@ -271,6 +263,8 @@ void TransformEmitter::withOpsCopied(Location loc,
   annotate(anchor, kAnchorCopyAttrName);
   for (auto [index, fused] : llvm::enumerate(fusedOps))
     annotate(fused.handle, getFusedAttrName(index));
+  if (tileFills)
+    annotate(tileFills, kTileFillCopyAttrName);
   tagNest(loc);
   transform();
   auto find = [&](StringRef name) {
@@ -282,6 +276,8 @@ void TransformEmitter::withOpsCopied(Location loc,
   anchor = find(kAnchorCopyAttrName);
   for (auto [index, fused] : llvm::enumerate(fusedOps))
     fused.handle = find(getFusedAttrName(index));
+  if (tileFills)
+    tileFills = find(kTileFillCopyAttrName);
 }
 
 void TransformEmitter::peelLevel(Location loc, unsigned levelIndex) {
@@ -479,14 +475,20 @@ LogicalResult TransformEmitter::emitVectorize(tcl::VectorizeOp op,
   if (partial)
     padAnchor(loc, /*packedOperands=*/{}, before.getNumDims());
   // A CPU tile of 24 or 48 lanes becomes power-of-two pieces first.
-  const TargetArch *target = lookupTargetArch(schedule.getTarget());
-  if (target && target->kind == TargetKind::CPU)
+  if (cpu)
     anchor = b.create<SplitVectorRemaindersOp>(loc, anyOp, anchor);
   UnitAttr vectorizeExtract =
       before.anchorName == "linalg.generic" ? b.getUnitAttr() : UnitAttr();
   b.create<transform::VectorizeOp>(loc, anchor, ValueRange(),
                                    ArrayRef<int64_t>(), vectorizeExtract,
                                    ArrayRef<bool>());
+  // The register tile's own fill: a store of zero vectors that the
+  // accumulators' first read forwards (tcl.forward_filled_reads). A tile
+  // padded to its full size above keeps its fill as it is.
+  if (tileFills && !partial)
+    b.create<transform::VectorizeOp>(loc, tileFills, ValueRange(),
+                                     ArrayRef<int64_t>(), UnitAttr(),
+                                     ArrayRef<bool>());
   // Fused epilogue tiles have the static shape of the first (a GPU's thread)
   // tile level's parallel dimensions when it divides the domain, vectorized
   // a slab at a time (getVectorSlab): vectorized whole, a large tile unrolls
@@ -570,29 +572,7 @@ bool TransformEmitter::splitPaddedSides(Location loc,
   if (last.parallel || last.fusesEpilogue || !info || !info->widthDims ||
       !isPaddingWorthFolding(op))
     return false;
-  auto pad = op->getOperand(0).getDefiningOp<tensor::PadOp>();
-  if (!pad || !pad.getSourceType().hasStaticShape() ||
-      ShapedType::isDynamicShape(pad.getStaticLow()) ||
-      ShapedType::isDynamicShape(pad.getStaticHigh()))
-    return false;
-  // Input W is dimension 2 of NHWC (and of the grouped form's NHWGC); the
-  // W loops are the anchor's. Its index is `stride * ow + dilation * kw`,
-  // read off the indexing map, which every window op has (the grouped
-  // form has no stride attributes).
-  constexpr unsigned kInputW = 2;
   unsigned columnDim = info->widthDims->output;
-  AffineMap inputMap = cast<linalg::LinalgOp>(op).getIndexingMapsArray()[0];
-  SmallVector<int64_t> coefficients;
-  if (inputMap.getNumResults() <= kInputW ||
-      failed(getFlattenedAffineExpr(inputMap.getResult(kInputW),
-                                    inputMap.getNumDims(), 0, &coefficients)))
-    return false;
-  int64_t stride = coefficients[columnDim];
-  int64_t dilation = coefficients[info->widthDims->window];
-  if (stride <= 0 || dilation <= 0)
-    return false;
-  int64_t low = pad.getStaticLow()[kInputW];
-  int64_t inputColumns = pad.getSourceType().getDimSize(kInputW);
   int64_t columns = before.dims[columnDim].extent;
   int64_t kernelColumns = before.dims[info->widthDims->window].extent;
   // A tile of 0 columns (untiled) spans the map: its middle piece is then
@@ -603,18 +583,15 @@ bool TransformEmitter::splitPaddedSides(Location loc,
   FailureOr<ScheduleState> initial = schedule.getInitialState();
   if (failed(initial) || ShapedType::isDynamic(columns) ||
       ShapedType::isDynamic(kernelColumns) ||
-      columns != initial->dims[columnDim].extent || tile == 1 ||
-      pad.getStaticHigh()[kInputW] + low == 0)
+      columns != initial->dims[columnDim].extent || tile == 1)
     return false;
-  // Output column c reads input columns [c * stride - low, ... +
-  // (kernelColumns - 1) * dilation]: inside for c in [first, last].
-  int64_t first = llvm::divideCeil(low, stride);
-  int64_t lastInside = llvm::divideFloorSigned(
-      inputColumns - 1 - (kernelColumns - 1) * dilation + low, stride);
-  int64_t left = first, middle = lastInside - first + 1;
-  int64_t right = columns - 1 - lastInside;
-  if (middle < (spansMap ? 1 : tile) || (left == 0 && right <= 0))
+  std::optional<PaddedSideColumns> sides =
+      getPaddedSideColumns(cast<linalg::LinalgOp>(op), columnDim,
+                           info->widthDims->window, columns, kernelColumns);
+  if (!sides || sides->middle < (spansMap ? 1 : tile) ||
+      (sides->left == 0 && sides->right <= 0))
     return false;
+  auto [left, middle, right] = *sides;
   SmallVector<Value> pieces;
   Value rest = anchor;
   if (left > 0) {
@@ -634,6 +611,10 @@ bool TransformEmitter::splitPaddedSides(Location loc,
   pieces.push_back(rest);
   anchor = b.create<transform::MergeHandlesOp>(loc, pieces,
                                                /*deduplicate=*/false);
+  // Each piece fills its own output, so that its register tiles can take
+  // the fill in (emitTile).
+  if (cpu)
+    b.create<FillSplitPiecesOp>(loc, anchor);
   return true;
 }
 
@@ -738,6 +719,13 @@ LogicalResult TransformEmitter::emit(Value rootHandle) {
   // use of the loops' handles (the op may unroll and remove loops).
   Location loc = schedule.getLoc();
   Value scope = cleanupScope(loc);
+  // Fold the slices hoisting left around the register tiles, so that the
+  // accumulators' first reads see the tile's fill.
+  b.create<transform::ApplyPatternsOp>(
+      loc, scope, [](OpBuilder &b, Location loc) {
+        b.create<transform::ApplyCanonicalizationPatternsOp>(loc);
+      });
+  b.create<ForwardFilledReadsOp>(loc, scope);
   b.create<SkipZeroBorderProductsOp>(loc, scope);
   b.create<transform::ApplyPatternsOp>(
       loc, scope, [](OpBuilder &b, Location loc) {

@@ -10,6 +10,7 @@
 #include "tcl/Support/GroupedConv.h"
 #include "tcl/Transforms/Passes.h"
 
+#include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -50,6 +51,41 @@ bool mlir::tcl::isPaddingWorthFolding(Operation *op) {
           linalg::PoolingNhwcSumOp>(op))
     return true;
   return matchGroupedConv(op) && !isComputedIntoEmptyTensor(pad.getSource());
+}
+
+std::optional<PaddedSideColumns>
+mlir::tcl::getPaddedSideColumns(linalg::LinalgOp op, unsigned columnDim,
+                                unsigned windowDim, int64_t columns,
+                                int64_t kernelColumns) {
+  auto pad = op->getOperand(0).getDefiningOp<tensor::PadOp>();
+  if (!pad || !pad.getSourceType().hasStaticShape() ||
+      ShapedType::isDynamicShape(pad.getStaticLow()) ||
+      ShapedType::isDynamicShape(pad.getStaticHigh()))
+    return std::nullopt;
+  // Input W is dimension 2 of NHWC (and of the grouped form's NHWGC); the
+  // W loops are the op's. Its index is `stride * ow + dilation * kw`, read
+  // off the indexing map, which every window op has (the grouped form has
+  // no stride attributes).
+  constexpr unsigned kInputW = 2;
+  AffineMap inputMap = op.getIndexingMapsArray()[0];
+  SmallVector<int64_t> coefficients;
+  if (inputMap.getNumResults() <= kInputW ||
+      failed(getFlattenedAffineExpr(inputMap.getResult(kInputW),
+                                    inputMap.getNumDims(), 0, &coefficients)))
+    return std::nullopt;
+  int64_t stride = coefficients[columnDim];
+  int64_t dilation = coefficients[windowDim];
+  int64_t low = pad.getStaticLow()[kInputW];
+  if (stride <= 0 || dilation <= 0 || pad.getStaticHigh()[kInputW] + low == 0)
+    return std::nullopt;
+  int64_t inputColumns = pad.getSourceType().getDimSize(kInputW);
+  // Output column c reads input columns [c * stride - low, ... +
+  // (kernelColumns - 1) * dilation]: inside for c in [first, last].
+  int64_t first = llvm::divideCeil(low, stride);
+  int64_t lastInside = llvm::divideFloorSigned(
+      inputColumns - 1 - (kernelColumns - 1) * dilation + low, stride);
+  return PaddedSideColumns{first, lastInside - first + 1,
+                           columns - 1 - lastInside};
 }
 
 /// `type` without dimensions `dims` (all of extent 1).
@@ -398,61 +434,6 @@ SkipZeroBorderTapsOp::apply(transform::TransformRewriter &rewriter,
 }
 
 void SkipZeroBorderTapsOp::getEffects(
-    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  transform::onlyReadsHandle(getTargetMutable(), effects);
-  transform::modifiesPayload(effects);
-}
-
-//===----------------------------------------------------------------------===//
-// FuseFillIntoTileLoopsOp
-//===----------------------------------------------------------------------===//
-
-/// Moves the fill that initializes `target`'s output into the scf.for nest
-/// around `target` (see the op's description), where the IR has that form.
-static void fuseFillIntoTileLoops(RewriterBase &rewriter,
-                                  linalg::LinalgOp target) {
-  if (!target.hasPureTensorSemantics() || target.getNumDpsInits() != 1)
-    return;
-  auto slice = target.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
-  if (!slice)
-    return;
-  // Up the iteration arguments to the value the outermost loop starts from.
-  OpOperand *init = nullptr;
-  Value value = slice.getSource();
-  while (auto argument = dyn_cast<BlockArgument>(value)) {
-    auto loop = dyn_cast<scf::ForOp>(argument.getOwner()->getParentOp());
-    if (!loop || argument.getArgNumber() == 0)
-      return;
-    init = loop.getTiedLoopInit(argument);
-    value = init->get();
-  }
-  if (!init)
-    return;
-  auto fill = value.getDefiningOp<linalg::FillOp>();
-  if (!fill || !fill->hasOneUse())
-    return;
-  rewriter.setInsertionPointAfter(slice);
-  auto tileFill = rewriter.create<linalg::FillOp>(
-      fill.getLoc(), fill.getInputs()[0], slice.getResult());
-  rewriter.modifyOpInPlace(target, [&] {
-    target.getDpsInitsMutable()[0].set(tileFill.getResult(0));
-  });
-  rewriter.modifyOpInPlace(init->getOwner(),
-                           [&] { init->set(fill.getOutputs()[0]); });
-  rewriter.eraseOp(fill);
-}
-
-DiagnosedSilenceableFailure
-FuseFillIntoTileLoopsOp::apply(transform::TransformRewriter &rewriter,
-                               transform::TransformResults &,
-                               transform::TransformState &state) {
-  for (Operation *op : state.getPayloadOps(getTarget()))
-    if (auto target = dyn_cast<linalg::LinalgOp>(op))
-      fuseFillIntoTileLoops(rewriter, target);
-  return DiagnosedSilenceableFailure::success();
-}
-
-void FuseFillIntoTileLoopsOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   transform::onlyReadsHandle(getTargetMutable(), effects);
   transform::modifiesPayload(effects);

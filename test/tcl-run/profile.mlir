@@ -17,7 +17,7 @@
 // CHECK-NEXT: other nests {{ *[0-9.]+}} %
 // CHECK-NEXT: outside nests {{ *[0-9.]+}} %
 // CHECK-NEXT: | nest | task | ops | calls a run | ms a run | share |
-// CHECK-DAG: | pad_conv.conv{{.*}} | conv | scf.for,fill | 1 | {{[0-9.]+}} | {{[0-9.]+}} % |
+// CHECK-DAG: | pad_conv.conv{{.*}} | conv | scf.for | 1 | {{[0-9.]+}} | {{[0-9.]+}} % |
 // CHECK-DAG: | pad_conv.{{.*}} | - | {{.*}}copy{{.*}} | 1 | {{[0-9.]+}} | {{[0-9.]+}} % |
 
 // PLAIN: tcl-run: the code has no profile counters (no tcl_profile_sites): compile it with profiling (tcl-compile --profile), or let tcl-run --profile compile it

@@ -161,11 +161,67 @@ def FuseFillIntoTileLoopsOp : Op<Transform_Dialect,
     with `fuse_into_containing_op`; an `scf.for`, whose tiles reach the
     output through iteration arguments, cannot.)
 
-    The loops must tile only parallel dimensions of the target, so that
-    each element of the output is written by one iteration: the emitter
-    applies it to a sequential first tile level of parallel loops. Targets
-    that do not match are left as they are. The targets stay the ops that
-    handles refer to; the fill is erased.
+    Loops that the target's output slice does not move with (a reduction
+    tiled by the level) must lie inside all those it moves with: the
+    slice is then filled right before the outermost of them, which starts
+    from the filled tensor, so that each element of the output is filled
+    once, before its first reduction step. A register tile then starts from
+    accumulators it knows to be zero (`tcl.forward_filled_reads`) and its
+    output is written once, where it was filled, read back and written.
+    The emitter applies it to each sequential tile level as long as the
+    fill stays outside every tiled reduction. Targets that do not match
+    are left as they are. The targets stay the ops that handles refer to;
+    the fill is erased, and `fills` holds the fills made.
+  }];
+  let cppNamespace = "::mlir::tcl";
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$fills);
+  let assemblyFormat =
+      "$target attr-dict `:` functional-type(operands, results)";
+}
+
+def FillSplitPiecesOp : Op<Transform_Dialect, "tcl.fill_split_pieces",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Each piece of a split op fills its own output slice, "
+                "instead of one fill of the whole output before them";
+  let description = [{
+    The targets are the pieces of one linalg op split along a parallel
+    dimension (`transform.structured.split`, all of them: together they
+    write the whole output). Each piece's output is a
+    `tensor.extract_slice` of the output the split started from, reached
+    through the `tensor.insert_slice`s of the pieces before it (and the
+    slices of a piece that was split again). Where that
+    output is the result of a `linalg.fill` that nothing but this chain
+    uses, each piece's slice is filled right before the piece instead, and
+    the chain starts from the fill's own output operand: then
+    `tcl.fuse_fill_into_tile_loops` can move each piece's fill into its
+    tile loops. Pieces in any other form are left as they are.
+  }];
+  let cppNamespace = "::mlir::tcl";
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+}
+
+def ForwardFilledReadsOp : Op<Transform_Dialect,
+    "tcl.forward_filled_reads",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Reads of a tile that was just filled become the fill's "
+                "value";
+  let description = [{
+    In the targets (loop nests on tensors), each `vector.transfer_read`
+    without a mask and in bounds whose source holds one value everywhere,
+    as the ops that make it show, is replaced by that value broadcast: a
+    `linalg.fill`, a `vector.transfer_write` of a splat that covers its
+    whole destination, a `tensor.extract_slice` of either, or the slice of
+    an insertion that reads back exactly what was inserted. A register
+    tile whose fill `tcl.fuse_fill_into_tile_loops` moved right before its
+    reduction then starts from zero accumulators instead of loading the
+    zeros it just stored. Then each such fill (or write of a splat) whose
+    every use is a write that covers it, through slices that cover it, is
+    dropped: those writes go to the tensor it filled.
   }];
   let cppNamespace = "::mlir::tcl";
   let arguments = (ins TransformHandleTypeInterface:$target);

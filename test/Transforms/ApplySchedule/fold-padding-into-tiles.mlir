@@ -208,10 +208,13 @@ tcl.sched.schedule task "s" anchor "linalg.depthwise_conv_2d_nhwc_hwc" target "x
 
 // A convolution of 32 channels to 32 does 288 multiply-adds for each input
 // element: its padded copy is cheap beside them, so it is made once, and
-// no tile pads itself.
+// no tile pads itself (the only fill is of each output tile, of 32
+// channels, not of an input tile of 8).
 // CHECK-LABEL: func.func @full_convolution
 //       CHECK: tensor.pad
-//   CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x
+//   CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x{{[0-9]+}}x8xf32>)
+//       CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x4x32xf32>)
+//   CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1x{{[0-9]+}}x8xf32>)
 //       CHECK: return
 func.func @full_convolution(%x: tensor<1x16x64x32xf32>, %w: tensor<3x3x32x32xf32>) -> tensor<1x16x64x32xf32> {
   %zero = arith.constant 0.0 : f32

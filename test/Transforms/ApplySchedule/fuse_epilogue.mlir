@@ -1,17 +1,20 @@
 // fuse_epilogue tiles the task's last epilogue op (bias + ReLU) at the first
-// tile level and fuses the epilogue, the matmul and its fill into that nest.
-// The fused ops are vectorized in slabs of at most 512 elements (here 4 rows
-// of the 32x128 tile), each slab a loop iteration: never scalar loops.
+// tile level and fuses the epilogue, the matmul and its fill into that nest;
+// the fill goes on into the register tiles, as a store of zero vectors
+// before each tile's reduction loop. The fused ops are vectorized in slabs of at most 512
+// elements (here 4 rows of the 32x128 tile), each slab a loop iteration:
+// never scalar loops.
 // RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s
 
 // CHECK-LABEL: func.func @mm_bias_relu
+//       CHECK:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 //   CHECK-NOT:   linalg.matmul
 //       CHECK:   scf.for %{{.*}} = %c0 to %c128 step %c32
 //       CHECK:     scf.for %{{.*}} = %c0 to %c512 step %c128
-//       CHECK:       scf.for %{{.*}} = %c0 to %c32 step %c4
-//       CHECK:         vector.transfer_write %{{.*}} : vector<4x128xf32>, tensor<4x128xf32>
+//   CHECK-NOT:       vector.transfer_write
 //       CHECK:       scf.for %{{.*}} = %c0 to %c32 step %c8
 //       CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c32
+//       CHECK:           vector.transfer_write %[[ZERO]], {{.*}} : vector<8x32xf32>, tensor<8x32xf32>
 //       CHECK:           scf.for %{{.*}} = %c0 to %c256 step %c1
 //       CHECK:             vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 //       CHECK:       scf.for %{{.*}} = %c0 to %c32 step %c4

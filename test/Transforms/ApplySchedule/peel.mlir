@@ -58,15 +58,18 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
 
 // -----
 
-// A fused epilogue's level is peeled too: the epilogue, the fill and the
-// anchor are copied into the remainder (rows 8..12 of 13). (The main loop
-// runs once and is folded away. Fused ops are vectorized only where the
-// first level divides the domain, not here.)
+// A fused epilogue's level is peeled too: the epilogue and the anchor are
+// copied into the remainder (rows 8..12 of 13), and the fill, moved on into
+// the register tiles, with them: both start from zero accumulators. (The
+// main loop runs once and is folded away. Fused ops are vectorized only
+// where the first level divides the domain, not here.)
 // CHECK-LABEL: func.func @fused
-//       CHECK:   linalg.fill {{.*}} -> tensor<1x8x13x16xf32>
+//       CHECK:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x13x16xf32>
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]])
 //       CHECK:   vector.contract {{.*}} into vector<1x13x16xf32>
 //       CHECK:   linalg.generic {{.*}} outs({{.*}} : tensor<1x8x13x16xf32>)
-//       CHECK:   linalg.fill {{.*}} -> tensor<1x5x13x16xf32>
+//       CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]])
 //       CHECK:   vector.contract {{.*}} into vector<1x13x16xf32>
 //       CHECK:   linalg.generic {{.*}} outs({{.*}} : tensor<1x5x13x16xf32>)
 func.func @fused(%in: tensor<1x13x13x8xf32>, %w: tensor<1x1x8x16xf32>) -> tensor<1x13x13x16xf32> {

@@ -35,23 +35,24 @@ tcl.sched.schedule task "mm" anchor "linalg.matmul" target "x86-avx512"
 // accumulators runs CSE over the function, which merges the fills of the
 // instances still to be scheduled again (here the second's and the
 // third's): tcl-apply-schedule unshares them after each instance, so that
-// every matmul fuses its fill.
+// every matmul fuses its fill, down to its register tiles, which start
+// from zero accumulators.
 // CHECK-LABEL: func.func @three_convolutions_as_matmuls
 //   CHECK-NOT:   linalg.fill
-//       CHECK:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16x32xf32>
+//       CHECK:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 //   CHECK-NOT:   linalg.fill
 //       CHECK:   scf.for
-//       CHECK:     vector.transfer_write %[[ZERO]], %{{.*}} : vector<16x32xf32>, tensor<16x32xf32>
+//       CHECK:     scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
 //       CHECK:     vector.contract
 //       CHECK:   } {{{.*}}tcl.task_nest = "conv1x1"}
 //   CHECK-NOT:   linalg.fill
 //       CHECK:   scf.for
-//       CHECK:     vector.transfer_write %[[ZERO]], %{{.*}} : vector<16x32xf32>, tensor<16x32xf32>
+//       CHECK:     scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
 //       CHECK:     vector.contract
 //       CHECK:   } {{{.*}}tcl.task_nest = "conv1x1"}
 //   CHECK-NOT:   linalg.fill
 //       CHECK:   scf.for
-//       CHECK:     vector.transfer_write %[[ZERO]], %{{.*}} : vector<16x32xf32>, tensor<16x32xf32>
+//       CHECK:     scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<8x32xf32>)
 //       CHECK:     vector.contract
 //       CHECK:   } {{{.*}}tcl.task_nest = "conv1x1"}
 //   CHECK-NOT:   linalg.fill
