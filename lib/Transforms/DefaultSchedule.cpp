@@ -283,9 +283,12 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
     // a kernel window, a vector at a time while they fit beside the
     // weights and a broadcast (fitsRegisters): 7 x 4 vectors spilled and
     // shuffled registers there on every step, 7 x 3 (split into 32 + 16
-    // lanes, SplitVectorRemaindersOp) ran 9-12% faster. A 1x1 kernel
-    // spilled one accumulator a step and ran 18% faster at 7 x 4 than at
-    // 7 x 3 (ResNet-18's 1x1/2 64->128).
+    // lanes, SplitVectorRemaindersOp) ran 9-12% faster. A 1x1 kernel fits
+    // them too: it spilled one accumulator a step and ran 18% faster at
+    // 7 x 4 than at 7 x 3 while its accumulators were loaded, but since
+    // they start from zero (tcl.forward_filled_reads) LLVM moves the
+    // spilled one through all the others every step (ResNet-18's 1x1/2
+    // 64->128: 7 x 4 0.066 ms, 7 x 2 0.053, Zen 5).
     auto accumulators = [&](int64_t channels) {
       return inner[columnDim] *
              static_cast<int64_t>(llvm::divideCeil(channels, lanes));
@@ -306,9 +309,11 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
         return false;
       if (window)
         return channels % lanes == 0 && w.extent(channelDim) % lanes == 0 &&
-               fitsRegisters(inner[columnDim], channels / lanes, registers);
+               fitsRegisters(inner[columnDim],
+                             llvm::divideCeil(channels, lanes), registers);
       return w.extent(channelDim) % channels == 0 &&
-             accumulators(channels) <= getMaxAccumulators(registers);
+             fitsRegisters(inner[columnDim], llvm::divideCeil(channels, lanes),
+                           registers);
     };
     while (accumulators(inner[channelDim]) <
                getLatencyAccumulators(registers) &&

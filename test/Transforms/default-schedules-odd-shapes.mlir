@@ -94,6 +94,14 @@
 //  CHECK-NEXT:   tcl.sched.vectorize
 //  CHECK-NEXT:   tcl.sched.hoist_accumulators
 
+// A 1x1 convolution's channel tile widens only while its accumulators
+// leave registers for a row of weights and a broadcast: ResNet-18's 1x1/2
+// 64->128 @56 takes 7 columns x 2 vectors, not 7 x 4 (which spilled an
+// accumulator every step; with accumulators that start from zero, LLVM
+// then shuffled it through all the others: 25% slower on Zen 5).
+// CHECK-LABEL: tcl.sched.schedule task "default_11" {{.*}} loops [1 parallel, 28 parallel, 28 parallel, 128 parallel, 1 reduction, 1 reduction, 64 reduction]
+//       CHECK:   tcl.sched.tile [0, 1, 7, 32, 0, 0, 1]
+
 // AVX2 has 16 registers: 5 columns of 2 vectors (13 = 2 x 5 + 3) for
 // 1000 and 1024 channels (one column of 8 vectors for 1024 costs as many
 // FMA slots, but ran 1.7x slower, AVX2 code on Zen 5), 7 columns of one
@@ -183,4 +191,9 @@ func.func @mobilenet_depthwise_56(%x: tensor<1x58x58x144xf32>, %w: tensor<3x3x14
 func.func @mobilenet_depthwise_stride2(%x: tensor<1x113x113x96xf32>, %w: tensor<3x3x96xf32>, %o: tensor<1x56x56x96xf32>) -> tensor<1x56x56x96xf32> {
   %0 = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x113x113x96xf32>, tensor<3x3x96xf32>) outs(%o : tensor<1x56x56x96xf32>) -> tensor<1x56x56x96xf32>
   return %0 : tensor<1x56x56x96xf32>
+}
+
+func.func @resnet_downsample(%x: tensor<1x55x55x64xf32>, %w: tensor<1x1x64x128xf32>, %o: tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x55x55x64xf32>, tensor<1x1x64x128xf32>) outs(%o : tensor<1x28x28x128xf32>) -> tensor<1x28x28x128xf32>
+  return %0 : tensor<1x28x28x128xf32>
 }
