@@ -242,9 +242,9 @@ FillSplitPiecesOp::apply(transform::TransformRewriter &rewriter,
     rewriter.setInsertionPointAfter(slice);
     auto pieceFill = rewriter.create<linalg::FillOp>(
         fill.getLoc(), fill.getInputs()[0], slice.getResult());
-    rewriter.modifyOpInPlace(piece, [&] {
-      piece.getDpsInitsMutable()[0].set(pieceFill.getResult(0));
-    });
+    OpOperand &output = piece.getDpsInitsMutable()[0];
+    rewriter.modifyOpInPlace(piece,
+                             [&] { output.set(pieceFill.getResult(0)); });
   }
   rewriter.replaceAllUsesWith(fill.getResult(0), fill.getOutputs()[0]);
   rewriter.eraseOp(fill);
