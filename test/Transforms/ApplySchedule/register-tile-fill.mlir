@@ -7,8 +7,7 @@
 // its padded sides (tcl.fill_split_pieces) takes it in each piece: the
 // first column, the columns between and the last column.
 // RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s
-// RUN: tcl-run %s --entry=dw --repeats=1 | FileCheck %s --check-prefix=RESULT
-// RUN: tcl-run %s --entry=mm --repeats=1 | FileCheck %s --check-prefix=RESULT
+// (register-tile-fill-run.mlir runs these functions.)
 
 // CHECK-LABEL: func.func @dw
 //   CHECK-DAG:   %[[MIDDLE:.*]] = arith.constant dense<0.000000e+00> : vector<1x4x16xf32>
@@ -21,7 +20,6 @@
 //       CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[SIDE]]) -> (vector<1x1x16xf32>)
 //   CHECK-NOT:   linalg.fill
 //       CHECK:   return
-// RESULT: check: max relative error {{.*}}: ok
 func.func @dw(%x: tensor<1x10x10x32xf32>, %w: tensor<3x3x32xf32>) -> tensor<1x10x10x32xf32> {
   %zero = arith.constant 0.0 : f32
   %in = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
