@@ -23,7 +23,12 @@
 // CHECK:   transform.loop.unroll %[[L1]]#2 {factor = 4 : i64}
 // CHECK:   %[[NEST:.*]] = transform.structured.match attributes {__tcl_sched_nest} in %[[ROOT]]
 // CHECK:   transform.apply_patterns to %[[NEST]] {
-// CHECK:     transform.apply_patterns.canonicalization
+// CHECK-NEXT:     transform.apply_patterns.canonicalization
+// CHECK-NEXT:   } : !transform.any_op
+// CHECK-NEXT:   transform.tcl.forward_filled_reads %[[NEST]]
+// CHECK-NEXT:   transform.tcl.skip_zero_border_products %[[NEST]]
+// CHECK-NEXT:   transform.apply_patterns to %[[NEST]] {
+// CHECK-NEXT:     transform.apply_patterns.canonicalization
 // CHECK:   transform.apply_cse to %[[NEST]]
 // CHECK:   transform.yield
 // CHECK-NOT: tcl.sched

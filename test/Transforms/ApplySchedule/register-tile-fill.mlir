@@ -7,7 +7,27 @@
 // its padded sides (tcl.fill_split_pieces) takes it in each piece: the
 // first column, the columns between and the last column.
 // RUN: tcl-opt %s --tcl-apply-schedule | FileCheck %s
+// RUN: tcl-opt %s --tcl-apply-schedule=emit-transform | FileCheck %s --check-prefix=EMIT
 // (register-tile-fill-run.mlir runs these functions.)
+
+// Each tile level takes the fill on; the pieces fill their own outputs
+// before the register tiles take the fills in; the register tiles' fills
+// are vectorized with them; the reads are forwarded at the end.
+// EMIT-LABEL: transform.named_sequence @__tcl_dw_0
+//       EMIT:   transform.structured.tile_using_for {{.*}} tile_sizes [0, 2, 0, 0, 0, 0]
+//  EMIT-NEXT:   transform.tcl.fuse_fill_into_tile_loops
+//       EMIT:   transform.structured.split
+//       EMIT:   transform.structured.split
+//       EMIT:   transform.tcl.fill_split_pieces %[[PIECES:.*]] :
+//  EMIT-NEXT:   transform.structured.tile_using_for %[[PIECES]] tile_sizes [0, 1, 4, 16, 1, 0]
+//  EMIT-NEXT:   transform.tcl.fuse_fill_into_tile_loops
+// (Found again by their tag after the peeling, then after the padding's
+// fold, which copy them.)
+//       EMIT:   transform.structured.match attributes {__tcl_sched_tile_fill}
+//       EMIT:   %[[FILLS:.*]] = transform.structured.match attributes {__tcl_sched_tile_fill}
+//       EMIT:   transform.structured.vectorize
+//  EMIT-NEXT:   transform.structured.vectorize %[[FILLS]]
+//       EMIT:   transform.tcl.forward_filled_reads
 
 // CHECK-LABEL: func.func @dw
 //   CHECK-DAG:   %[[MIDDLE:.*]] = arith.constant dense<0.000000e+00> : vector<1x4x16xf32>
