@@ -167,7 +167,8 @@ def FuseFillIntoTileLoopsOp : Op<Transform_Dialect,
     from the filled tensor, so that each element of the output is filled
     once, before its first reduction step. A register tile then starts from
     accumulators it knows to be zero (`tcl.forward_filled_reads`) and its
-    output is written once, where it was filled, read back and written.
+    output is written once, instead of being filled, read back and
+    written.
     The emitter applies it to each sequential tile level as long as the
     fill stays outside every tiled reduction. Targets that do not match
     are left as they are. The targets stay the ops that handles refer to;
