@@ -35,21 +35,18 @@ using namespace mlir::tcl;
 // FuseFillIntoTileLoopsOp
 //===----------------------------------------------------------------------===//
 
-/// Whether `value` is computed from `iv` (through the ops that compute it).
-static bool dependsOnValue(Value value, Value iv) {
-  if (value == iv)
-    return true;
-  Operation *def = value.getDefiningOp();
-  if (!def)
-    return false;
+/// The values that `op`'s operands are computed from: the operands and
+/// every operand of the ops that compute them.
+static llvm::SmallPtrSet<Value, 16> getOperandSources(Operation *op) {
+  llvm::SmallPtrSet<Value, 16> sources;
   SetVector<Operation *> slice;
   BackwardSliceOptions options;
-  options.inclusive = true;
   options.omitBlockArguments = true;
-  getBackwardSlice(def, &slice, options);
-  return llvm::any_of(slice, [&](Operation *op) {
-    return llvm::is_contained(op->getOperands(), iv);
-  });
+  getBackwardSlice(op, &slice, options);
+  slice.insert(op);
+  for (Operation *computing : slice)
+    sources.insert(computing->operand_begin(), computing->operand_end());
+  return sources;
 }
 
 /// `value` as it can be computed right before `loop`: itself where it is
@@ -105,10 +102,9 @@ static linalg::FillOp fuseFillIntoTileLoops(RewriterBase &rewriter,
   // The loops that the output slice does not move with step through a
   // reduction: the fill must come before them, so they must all lie inside
   // the ones it moves with (then each output element is filled once).
+  llvm::SmallPtrSet<Value, 16> sliceSources = getOperandSources(slice);
   auto movesSlice = [&](scf::ForOp loop) {
-    return llvm::any_of(slice->getOperands().drop_front(), [&](Value operand) {
-      return dependsOnValue(operand, loop.getInductionVar());
-    });
+    return sliceSources.contains(loop.getInductionVar());
   };
   unsigned numReductionLoops = 0;
   while (numReductionLoops < loops.size() &&
@@ -138,26 +134,17 @@ static linalg::FillOp fuseFillIntoTileLoops(RewriterBase &rewriter,
             [](scf::ForOp loop) { return loop.getNumRegionIterArgs() != 1; }))
       return nullptr;
     rewriter.setInsertionPoint(reduction);
-    IRMapping mapping;
-    SmallVector<Value> operands;
-    for (Value operand : slice->getOperands().drop_front()) {
-      Value before = cloneBefore(rewriter, operand, reduction, mapping);
-      if (!before)
-        return nullptr;
-      operands.push_back(before);
-    }
+    // The target's slice, of the tensor the reduction starts from, with
+    // its offsets computed before it.
     OpOperand &reductionInit = reduction.getInitArgsMutable()[0];
     Value whole = reductionInit.get();
-    auto beforeSlice = rewriter.create<tensor::ExtractSliceOp>(
-        slice.getLoc(), slice.getType(), whole,
-        ValueRange(operands).take_front(slice.getOffsets().size()),
-        ValueRange(operands)
-            .drop_front(slice.getOffsets().size())
-            .take_front(slice.getSizes().size()),
-        ValueRange(operands).drop_front(slice.getOffsets().size() +
-                                        slice.getSizes().size()),
-        slice.getStaticOffsets(), slice.getStaticSizes(),
-        slice.getStaticStrides());
+    IRMapping mapping;
+    mapping.map(slice.getSource(), whole);
+    for (Value operand : slice->getOperands().drop_front())
+      if (!cloneBefore(rewriter, operand, reduction, mapping))
+        return nullptr;
+    auto beforeSlice =
+        cast<tensor::ExtractSliceOp>(rewriter.clone(*slice, mapping));
     tileFill = rewriter.create<linalg::FillOp>(
         fill.getLoc(), fill.getInputs()[0], beforeSlice.getResult());
     auto filled = rewriter.create<tensor::InsertSliceOp>(
