@@ -56,10 +56,18 @@ constexpr double kMatmulPackBytes = 2 << 20;
 constexpr int64_t kMatmulPackMinRows = 4 * kMatmulCacheRows;
 /// Columns of a matmul's cache tile, in vector lanes.
 constexpr int64_t kMatmulCacheLaneGroups = 16;
+/// ... and of a panel of B (panelsB; 64-256 columns ran alike).
+constexpr int64_t kMatmulPanelLaneGroups = 8;
 constexpr int64_t kConvOutputColumns = 8;
 /// Weights of a convolution's channel tile that stay in cache (L2, with
 /// room for the input rows) while the output positions use them.
 constexpr int64_t kConvWeightSliceBytes = 96 << 10;
+/// What stays in the L2 cache while a kernel sweeps it (1 MB, the smallest
+/// L2 of the x86 hosts: AMD Zen 4 and 5; Intel's since Sapphire Rapids have
+/// 2 MB), and what one band of a convolution's output channels' weights may
+/// take of it.
+constexpr int64_t kResidentBytes = 1 << 20;
+constexpr int64_t kConvChannelBandBytes = 512 << 10;
 constexpr int64_t kMaxWholeReduction = 4096;
 
 /// Whether a matmul's tile of `rows` x `columns` x `depth` packs its panels
@@ -69,6 +77,24 @@ bool packsB(int64_t rows, int64_t columns, int64_t depth) {
   return bBytes > kMatmulPackBytes &&
          (rows >= kMatmulPackMinRows ||
           (bBytes > 2 * kMatmulPackBytes && rows >= kMatmulCacheRows));
+}
+
+/// Whether a matmul's tile of `rows` x `columns` x `depth` loops over
+/// panels of B's columns outside its rows (see kResidentBytes): B is
+/// larger than the L2 cache and not packed, while A fits it. Each panel
+/// (all of k: the accumulators stay in registers through the whole
+/// reduction) then stays in L2 while all the rows use it, and A stays in L2
+/// across the panels; in row tiles, every tile read all of B from L3.
+/// (169x1000x512, a 1x1 convolution at 13x13: 1.15 -> 0.89 ms with one
+/// thread, 0.90 -> 0.46 ms with two splitting the columns; 128x768x768
+/// 0.91 -> 0.87 and 0.53 -> 0.50 ms; Intel Xeon, Granite Rapids class.)
+/// Not where B's rows lie a multiple of 2 KB apart (`columns` is all of
+/// B's): a panel's rows then fold onto a few cache sets (32x4096x1024 ran
+/// 2.2x slower in panels).
+bool panelsB(int64_t rows, int64_t columns, int64_t depth) {
+  return !packsB(rows, columns, depth) && (columns * 4) % 2048 != 0 &&
+         static_cast<double>(columns) * depth * 4 > kResidentBytes &&
+         static_cast<double>(rows) * depth * 4 <= kResidentBytes;
 }
 
 /// Matmul and batch matmul: `batch` is 1 for batch_matmul (dims b, m, n, k).
@@ -108,6 +134,16 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
       bool byRows = rowBalance > columnBalance + 1e-9 ||
                     (rowBalance > columnBalance - 1e-9 &&
                      (w.extent(m) >= w.extent(n) || rowsKeepCacheTiles));
+      // B in column panels (panelsB): the threads split the columns where
+      // that balances as well as the rows, so that each reads half of B.
+      int64_t panelColumns = pickThreadTile(w.extent(n), threads, lanes, 0);
+      if (batch == 0 && isStatic && !ShapedType::isDynamic(w.extent(k)) &&
+          panelsB(w.extent(m), w.extent(n), w.extent(k)) &&
+          getThreadBalance(w.extent(n), panelColumns, threads) >
+              rowBalance - 1e-9) {
+        columns = panelColumns;
+        byRows = false;
+      }
       if (rows == 0 && columns == 0) {
         byRows = w.extent(m) >= w.extent(n);
         rows = chunk(w.extent(m), threads, kMatmulRegisterRows);
@@ -123,6 +159,14 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   int64_t rowExtent = threadTile.empty() ? w.extent(m) : threadTile[m];
   int64_t columnExtent = threadTile.empty() ? w.extent(n) : threadTile[n];
 
+  bool panels = batch == 0 && isStatic && !ShapedType::isDynamic(w.extent(k)) &&
+                panelsB(rowExtent, w.extent(n), w.extent(k));
+  // (All of B counts: with the columns split, each thread's part of B
+  // would no longer fit Zen's 1 MB L2 with A. The register tiles cover a
+  // panel.)
+  if (panels)
+    columnExtent =
+        pickCacheTile(columnExtent, kMatmulPanelLaneGroups * lanes, 2 * lanes);
   int64_t mr = std::min(kMatmulRegisterRows, rowExtent);
   int64_t nr = std::min(2 * lanes, columnExtent);
   // Where that register tile does not divide the rows and columns (100
@@ -144,11 +188,14 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
       nr = tile.channels;
     }
   }
-  // Outer level: threads and/or the epilogue (only parallel dims).
+  // Outer level: threads and/or the epilogue (only parallel dims; with
+  // panels of B, all the rows: the panels come first).
   if (threads > 1 || hasEpilogue) {
     SmallVector<int64_t> outer =
         threadTile.empty()
-            ? sizes(pickFusedTile(w.extent(m), kMatmulCacheRows, mr, false),
+            ? sizes(panels ? 0
+                           : pickFusedTile(w.extent(m), kMatmulCacheRows, mr,
+                                           false),
                     pickFusedTile(w.extent(n), kMatmulCacheLaneGroups * lanes,
                                   nr, true),
                     0)
@@ -163,11 +210,17 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   // Cache level. When B does not fit in the L2 cache, loop over B panels
   // (n, then k) and copy each into a contiguous buffer once for all the row
   // tiles that use it (GotoBLAS order); otherwise keep B in place.
+  // With panels of B, the panel is the cache tile.
   bool packB = packsB(w.extent(m), w.extent(n), w.extent(k));
-  bool tiled = w.tile(
-      sizes(pickCacheTile(w.extent(m), kMatmulCacheRows, mr),
-            pickCacheTile(w.extent(n), kMatmulCacheLaneGroups * lanes, nr),
-            pickTile(w.extent(k), kMatmulCacheDepth)));
+  bool tiled =
+      panels ? w.tile(sizes(0,
+                            pickCacheTile(w.extent(n),
+                                          kMatmulPanelLaneGroups * lanes, nr),
+                            0))
+             : w.tile(sizes(pickCacheTile(w.extent(m), kMatmulCacheRows, mr),
+                            pickCacheTile(w.extent(n),
+                                          kMatmulCacheLaneGroups * lanes, nr),
+                            pickTile(w.extent(k), kMatmulCacheDepth)));
   if (tiled && packB && batch == 0) {
     w.interchange({1, 2, 0});
     w.pad({1}, /*hoist=*/1);
@@ -207,6 +260,38 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   // its time in that fill, which wrote 1.6 MB out of the cache). The fill
   // now moves on into the register tiles, which start from zero
   // (FillFusion.cpp); the bands stay (not measured without them since).
+  //
+  // A convolution whose weights do not stay in the L2 cache while its input
+  // does sweeps the input once per band of output channels, not the weights
+  // once per band of rows (sweepsInput): its thread tiles split the
+  // channels where that balances as well, so each thread reads only its
+  // share of the weights; with one thread, a band of channels whose weights
+  // stay in L2 takes the rows' place; and a level of register-tile channels
+  // comes before the rows (below). SqueezeNet's 1x1 512->1000 at 13x13
+  // (2 MB of weights, read from L3 for every row) ran 1.9x faster with one
+  // thread and 2.2x with two, ResNet-18's 3x3 256->256 at 14x14 1.2x with
+  // one (Intel Xeon, Granite Rapids class, 2 MB L2).
+  std::optional<unsigned> inputChannelDim =
+      info.groupDim ? std::nullopt : info.inputChannelDim;
+  int64_t channelWeightBytes = 0;
+  bool sweepsInput = false;
+  if (inputChannelDim) {
+    int64_t perChannel = 4 * w.extent(kernelRowDim) *
+                         w.extent(info.widthDims->window) *
+                         w.extent(*inputChannelDim);
+    // (The input the output positions read, without the stride's share.)
+    int64_t inputBytes =
+        4 * w.extent(rowDim) * w.extent(columnDim) * w.extent(*inputChannelDim);
+    bool isStatic = llvm::none_of(
+        ArrayRef<unsigned>{kernelRowDim, info.widthDims->window,
+                           *inputChannelDim, rowDim, columnDim, channelDim},
+        [&](unsigned dim) { return ShapedType::isDynamic(w.extent(dim)); });
+    if (isStatic) {
+      channelWeightBytes = perChannel;
+      sweepsInput = perChannel * w.extent(channelDim) > kResidentBytes &&
+                    inputBytes <= kResidentBytes;
+    }
+  }
   if (threads > 1 || hasEpilogue || fillsOutput) {
     SmallVector<int64_t> outer(numDims, 0);
     std::optional<unsigned> splitDim;
@@ -228,6 +313,11 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
       return tile ? tile : chunk(w.extent(dim), threads, 1);
     };
     if (threads > 1) {
+      // (First, so that it wins ties; any remainder: the channel level
+      // below tiles it.)
+      if (sweepsInput)
+        consider(channelDim,
+                 pickThreadTile(w.extent(channelDim), threads, lanes, 0));
       consider(rowDim, partialTile(rowDim));
       if (info.groupDim)
         consider(*info.groupDim, partialTile(*info.groupDim));
@@ -239,6 +329,16 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
       outer[rowDim] = ShapedType::isDynamic(w.extent(rowDim))
                           ? pickTile(w.extent(rowDim), 8)
                           : pickDividingTile(w.extent(rowDim), 8, 1);
+      if (sweepsInput && outer[rowDim] < w.extent(rowDim)) {
+        int64_t band = pickFusedTile(
+            w.extent(channelDim),
+            std::max(kConvChannelBandBytes / channelWeightBytes, 2 * lanes),
+            2 * lanes, /*vectorRemainder=*/true);
+        if (w.extent(channelDim) % band == 0) {
+          outer[rowDim] = 0;
+          outer[channelDim] = band;
+        }
+      }
     }
     if (w.tile(outer)) {
       if (threads > 1)
@@ -360,26 +460,27 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   // are large (3x3x512x32 floats: 590 KB, strided by the output channels)
   // first takes a channel tile and a slice of input channels whose weights
   // stay in cache while every output position uses them. ResNet-18's
-  // 3x3 512->512 at 7x7 ran at half the speed without.
-  if (info.inputChannelDim && !info.groupDim) {
-    unsigned inputChannelDim = *info.inputChannelDim;
+  // 3x3 512->512 at 7x7 ran at half the speed without. One that sweeps its
+  // input (above) takes the channel tile in any case.
+  if (inputChannelDim) {
     int64_t kernelRows = w.extent(kernelRowDim);
     int64_t kernelColumns = w.extent(info.widthDims->window);
-    int64_t inputChannels = w.extent(inputChannelDim);
+    int64_t inputChannels = w.extent(*inputChannelDim);
     // (Sized for the channel tile before it was widened for its
     // accumulators: halving the slice ran ResNet-18's 3x3 256->256 at
     // 14x14 10% slower.)
     int64_t tileBytes = kernelRows * kernelColumns * sliceChannels * 4;
-    if (!ShapedType::isDynamic(kernelRows) &&
-        !ShapedType::isDynamic(kernelColumns) &&
-        !ShapedType::isDynamic(inputChannels) &&
-        inputChannels * tileBytes > kConvWeightSliceBytes) {
-      int64_t slice = pickDividingTile(
-          inputChannels,
-          std::max<int64_t>(1, kConvWeightSliceBytes / tileBytes), 1);
+    bool slicesInputs = !ShapedType::isDynamic(kernelRows) &&
+                        !ShapedType::isDynamic(kernelColumns) &&
+                        !ShapedType::isDynamic(inputChannels) &&
+                        inputChannels * tileBytes > kConvWeightSliceBytes;
+    if (slicesInputs || sweepsInput) {
       SmallVector<int64_t> cache(numDims, 0);
       cache[channelDim] = inner[channelDim];
-      cache[inputChannelDim] = slice;
+      if (slicesInputs)
+        cache[*inputChannelDim] = pickDividingTile(
+            inputChannels,
+            std::max<int64_t>(1, kConvWeightSliceBytes / tileBytes), 1);
       w.tile(cache);
     }
   }

@@ -11,11 +11,15 @@
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx2" | FileCheck %s --check-prefix=AVX2
 
 // 13 columns of 2 vectors (26 accumulators of 32 registers), the last 8 of
-// the 1000 channels a peeled tile of half a vector.
+// the 1000 channels a peeled tile of half a vector. (The weights, 2 MB, do
+// not stay in L2 while the input does: the channel tiles come before the
+// rows, default-schedules-sweeps.mlir.)
 // CHECK-LABEL: tcl.sched.schedule task "default_0" {{.*}} loops [1 parallel, 13 parallel, 13 parallel, 1000 parallel, 1 reduction, 1 reduction, 512 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 32, 0, 0, 1]
+//  CHECK-NEXT:   tcl.sched.tile [0, 0, 0, 32, 0, 0, 0]
+//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 0, 0, 0, 1]
 // CHECK-LABEL: tcl.sched.schedule task "default_1" {{.*}} loops [1 parallel, 13 parallel, 13 parallel, 1024 parallel, 1 reduction, 1 reduction, 512 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 32, 0, 0, 1]
+//  CHECK-NEXT:   tcl.sched.tile [0, 0, 0, 32, 0, 0, 0]
+//  CHECK-NEXT:   tcl.sched.tile [0, 1, 0, 0, 0, 0, 1]
 // 7 columns of 2 vectors; 440 = 13 x 32 + 24 leaves a peeled tile of 24
 // channels, split into 16 + 8 (tcl.split_vector_remainders). (Before the
 // split, only power-of-two remainders were allowed: 7 columns of one
@@ -50,13 +54,14 @@
 //  CHECK-NEXT:   tcl.sched.tile [0, 128, 1]
 
 // With an epilogue and one thread, the level that fuses it takes tiles
-// that divide the domain (fused ops are vectorized only then): 13 of the
-// 169 rows (the register tile's), 200 of the 1000 columns (6 x 32 + 8).
+// that divide the domain (fused ops are vectorized only then): 200 of the
+// 1000 columns (6 x 32 + 8), and all 169 rows, since B (2 MB) goes in
+// panels of 128 columns outside the rows (default-schedules-panels.mlir).
 // CHECK-LABEL: tcl.sched.schedule task "classifier" anchor "linalg.matmul" {{.*}} loops [169 parallel, 1000 parallel, 512 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [13, 200, 0]
+//  CHECK-NEXT:   tcl.sched.tile [0, 200, 0]
 //  CHECK-NEXT:   tcl.sched.fuse_epilogue
-//  CHECK-NEXT:   tcl.sched.tile [0, 0, 128]
-//  CHECK-NEXT:   tcl.sched.tile [0, 32, 1]
+//  CHECK-NEXT:   tcl.sched.tile [0, 128, 0]
+//  CHECK-NEXT:   tcl.sched.tile [13, 32, 1]
 
 // A 14-column map: the usual 8 columns become 7 (a divisor), 14
 // accumulators of 2 vectors, fewer than the latency needs; all 14 columns
@@ -107,9 +112,11 @@
 // FMA slots, but ran 1.7x slower, AVX2 code on Zen 5), 7 columns of one
 // vector; 8 rows of one vector for 24 columns.
 // AVX2-LABEL: tcl.sched.schedule task "default_0"
-//  AVX2-NEXT:   tcl.sched.tile [0, 1, 5, 16, 0, 0, 1]
+//  AVX2-NEXT:   tcl.sched.tile [0, 0, 0, 16, 0, 0, 0]
+//  AVX2-NEXT:   tcl.sched.tile [0, 1, 5, 0, 0, 0, 1]
 // AVX2-LABEL: tcl.sched.schedule task "default_1"
-//  AVX2-NEXT:   tcl.sched.tile [0, 1, 5, 16, 0, 0, 1]
+//  AVX2-NEXT:   tcl.sched.tile [0, 0, 0, 16, 0, 0, 0]
+//  AVX2-NEXT:   tcl.sched.tile [0, 1, 5, 0, 0, 0, 1]
 // AVX2-LABEL: tcl.sched.schedule task "default_2"
 //  AVX2-NEXT:   tcl.sched.tile [0, 1, 0, 8, 0, 0, 1]
 // AVX2-LABEL: tcl.sched.schedule task "default_4"

@@ -11,16 +11,18 @@
 //  CHECK-NEXT:   tcl.sched.interchange [1, 2, 0]
 //  CHECK-NEXT:   tcl.sched.pad [1] hoist 1
 //  CHECK-NEXT:   tcl.sched.tile [8, 32, 1]
-// 128 rows, B 768x768 (2.4 MB): kept in place (packing ran 2-9% slower).
+// 128 rows, B 768x768 (2.4 MB): kept in place (packing ran 2-9% slower),
+// in panels of 128 columns outside the rows (default-schedules-panels.mlir).
 // CHECK-LABEL: tcl.sched.schedule task "default_1" {{.*}} loops [128 parallel, 768 parallel, 768 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [64, 256, 128]
+//  CHECK-NEXT:   tcl.sched.tile [0, 128, 0]
 //  CHECK-NEXT:   tcl.sched.tile [8, 32, 1]
 // 64 rows, B 1024x4096 (16 MB): packed.
 // CHECK-LABEL: tcl.sched.schedule task "default_2" {{.*}} loops [64 parallel, 4096 parallel, 1024 reduction]
 //  CHECK-NEXT:   tcl.sched.tile [0, 256, 128]
 //  CHECK-NEXT:   tcl.sched.interchange [1, 2, 0]
 //  CHECK-NEXT:   tcl.sched.pad [1] hoist 1
-// 32 rows: too few to pay for the copy.
+// 32 rows: too few to pay for the copy; no panels either (B's rows are
+// 16 KB apart).
 // CHECK-LABEL: tcl.sched.schedule task "default_3" {{.*}} loops [32 parallel, 4096 parallel, 1024 reduction]
 //  CHECK-NEXT:   tcl.sched.tile [0, 256, 128]
 //  CHECK-NEXT:   tcl.sched.tile [8, 32, 1]

@@ -3,26 +3,29 @@
 // the split.
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512 num-threads=2" | FileCheck %s
 
-// 169 rows (a 13x13 map) have no divisor up to 4 x 2 tiles: 13 tiles of 13
-// (7 + 6, 93% balanced), not the columns.
+// 169 rows (a 13x13 map) have no divisor up to 4 x 2 tiles (13 tiles of 13
+// would balance 7 + 6), and B (2 MB, not packed) does not stay in L2 while
+// A does: B in column panels (default-schedules-panels.mlir), the columns
+// in halves of 500 (each thread reads half of B), panels of 128 in them.
 // CHECK-LABEL: tcl.sched.schedule task "default_0" anchor "linalg.matmul" target "x86-avx512" loops [169 parallel, 1000 parallel, 512 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [13, 0, 0]
+//  CHECK-NEXT:   tcl.sched.tile [0, 500, 0]
 //  CHECK-NEXT:   tcl.sched.parallelize
-// One row: the 1000 columns in five tiles of 200 (6 x 32 + 8), not in
-// halves of 500, which leave 20 lanes over (15 x 32 + 20); its register
-// tiles take 8 vectors a row (one row keeps few accumulators), the 72 left
-// of each tile a peeled tile split into 64 + 8.
+//  CHECK-NEXT:   tcl.sched.tile [0, 128, 0]
+//  CHECK-NEXT:   tcl.sched.tile [13, 32, 1]
+// One row: the same halves of B; its register tiles take 8 vectors a row
+// (one row keeps few accumulators), a whole panel.
 // CHECK-LABEL: tcl.sched.schedule task "default_1" anchor "linalg.matmul" target "x86-avx512" loops [1 parallel, 1000 parallel, 512 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [0, 200, 0]
+//  CHECK-NEXT:   tcl.sched.tile [0, 500, 0]
 //  CHECK-NEXT:   tcl.sched.parallelize
-//  CHECK:        tcl.sched.tile [0, 128, 1]
-// 128 rows and 768 columns balance alike in halves; the rows' halves of 64
-// are whole cache tiles and the columns' of 384 are not (256 + 128), and B
-// (2.4 MB) is read unpacked: the rows.
+//  CHECK-NEXT:   tcl.sched.tile [0, 128, 0]
+//  CHECK-NEXT:   tcl.sched.tile [0, 0, 1]
+// 128 rows and 768 columns balance alike in halves; B (2.4 MB) in panels:
+// the columns, on the tie.
 // CHECK-LABEL: tcl.sched.schedule task "default_2" anchor "linalg.matmul" target "x86-avx512" loops [128 parallel, 768 parallel, 768 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [64, 0, 0]
+//  CHECK-NEXT:   tcl.sched.tile [0, 384, 0]
 //  CHECK-NEXT:   tcl.sched.parallelize
-//  CHECK-NEXT:   tcl.sched.tile [0, 256, 128]
+//  CHECK-NEXT:   tcl.sched.tile [0, 128, 0]
+//  CHECK-NEXT:   tcl.sched.tile [8, 32, 1]
 // With a B of 9.4 MB each thread would pack all of it: the columns.
 // CHECK-LABEL: tcl.sched.schedule task "default_3" anchor "linalg.matmul" target "x86-avx512" loops [128 parallel, 768 parallel, 3072 reduction]
 //  CHECK-NEXT:   tcl.sched.tile [0, 384, 0]
