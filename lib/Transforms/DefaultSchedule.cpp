@@ -210,17 +210,26 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   // Cache level. When B does not fit in the L2 cache, loop over B panels
   // (n, then k) and copy each into a contiguous buffer once for all the row
   // tiles that use it (GotoBLAS order); otherwise keep B in place.
-  // With panels of B, the panel is the cache tile.
+  // With panels of B, the panel is the cache tile. Where a thread's A and
+  // B stay in L2 together (at most 1 MB), the cache tiles take all of k:
+  // the accumulators stay in registers through the whole reduction instead
+  // of being stored and loaded again every 128 steps (49x160x960, a 1x1
+  // convolution at 7x7: 0.080 -> 0.068 ms with one thread, 0.056 -> 0.042
+  // with two; 256x256x256 0.179 -> 0.162 ms; Intel Xeon).
   bool packB = packsB(w.extent(m), w.extent(n), w.extent(k));
+  bool residentAB =
+      batch == 0 && isStatic && !ShapedType::isDynamic(w.extent(k)) &&
+      4.0 * w.extent(k) * (w.extent(m) + w.extent(n)) <= kResidentBytes;
   bool tiled =
-      panels ? w.tile(sizes(0,
-                            pickCacheTile(w.extent(n),
-                                          kMatmulPanelLaneGroups * lanes, nr),
-                            0))
-             : w.tile(sizes(pickCacheTile(w.extent(m), kMatmulCacheRows, mr),
-                            pickCacheTile(w.extent(n),
-                                          kMatmulCacheLaneGroups * lanes, nr),
-                            pickTile(w.extent(k), kMatmulCacheDepth)));
+      panels
+          ? w.tile(sizes(
+                0,
+                pickCacheTile(w.extent(n), kMatmulPanelLaneGroups * lanes, nr),
+                0))
+          : w.tile(sizes(
+                pickCacheTile(w.extent(m), kMatmulCacheRows, mr),
+                pickCacheTile(w.extent(n), kMatmulCacheLaneGroups * lanes, nr),
+                residentAB ? 0 : pickTile(w.extent(k), kMatmulCacheDepth)));
   if (tiled && packB && batch == 0) {
     w.interchange({1, 2, 0});
     w.pad({1}, /*hoist=*/1);
