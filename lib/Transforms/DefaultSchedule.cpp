@@ -137,7 +137,8 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
       // B in column panels (panelsB): the threads split the columns where
       // that balances as well as the rows, so that each reads half of B.
       int64_t panelColumns = pickThreadTile(w.extent(n), threads, lanes, 0);
-      if (batch == 0 && isStatic && !ShapedType::isDynamic(w.extent(k)) &&
+      if (panelColumns && batch == 0 && isStatic &&
+          !ShapedType::isDynamic(w.extent(k)) &&
           panelsB(w.extent(m), w.extent(n), w.extent(k)) &&
           getThreadBalance(w.extent(n), panelColumns, threads) >
               rowBalance - 1e-9) {
