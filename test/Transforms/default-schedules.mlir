@@ -3,6 +3,7 @@
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512" | FileCheck %s
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512 num-threads=2" | FileCheck %s --check-prefix=THREADS
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-sse42" | FileCheck %s --check-prefix=SSE
+// RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx2" | FileCheck %s --check-prefix=AVX2
 // By default the target is the host's: a host limited to SSE4.2 gets SSE code.
 // RUN: env TCL_HOST_ISA=x86-sse42 tcl-opt %s --tcl-default-schedules | FileCheck %s --check-prefix=SSE
 // RUN: not tcl-opt %s "--tcl-default-schedules=target=x86-avx1024" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
@@ -30,8 +31,14 @@
 //  CHECK-NEXT:   tcl.sched.vectorize
 //  CHECK-NEXT:   tcl.sched.hoist_accumulators
 //  CHECK-NEXT:   tcl.sched.unroll level 1 dim 2 by 4
+// ResNet-18's 3x3 64->64 at 56x56: 14 of the 56 columns (the most up to 16
+// that divide them and fit the registers: 28 accumulators, 2 weight
+// vectors, a broadcast) of 2 vectors.
+// AVX2's 16 registers hold no more than the usual 8 columns of 2 vectors.
 // CHECK-LABEL: tcl.sched.schedule task "default_1" anchor "linalg.conv_2d_nhwc_hwcf"
-//  CHECK-NEXT:   tcl.sched.tile [0, 1, 8, 32, 1, 1, 1]
+//  CHECK-NEXT:   tcl.sched.tile [0, 1, 14, 32, 1, 1, 1]
+// AVX2-LABEL: tcl.sched.schedule task "default_1" anchor "linalg.conv_2d_nhwc_hwcf"
+//  AVX2-NEXT:   tcl.sched.tile [0, 1, 8, 16, 1, 1, 1]
 //  CHECK-NEXT:   tcl.sched.decompose
 //  CHECK-NEXT:   tcl.sched.vectorize
 //  CHECK-NEXT:   tcl.sched.hoist_accumulators
