@@ -279,7 +279,7 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   // stay in L2 takes the rows' place; and a level of register-tile channels
   // comes before the rows (below). SqueezeNet's 1x1 512->1000 at 13x13
   // (2 MB of weights, read from L3 for every row) ran 1.9x faster with one
-  // thread and 2.2x with two, ResNet-18's 3x3 256->256 at 14x14 1.2x with
+  // thread and 2.1x with two, ResNet-18's 3x3 256->256 at 14x14 1.2x with
   // one (Intel Xeon, Granite Rapids class, 2 MB L2).
   std::optional<unsigned> inputChannelDim =
       info.groupDim ? std::nullopt : info.inputChannelDim;

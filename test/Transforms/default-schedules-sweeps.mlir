@@ -6,7 +6,7 @@
 // threads split the channels where that balances as well as the rows (each
 // reads its share of the weights); then a level of the register tile's
 // channels comes before the rows. SqueezeNet's 1x1 512->1000 at 13x13 ran
-// 1.9x faster with one thread and 2.2x with two, ResNet-18's 3x3 256->256 at
+// 1.9x faster with one thread and 2.1x with two, ResNet-18's 3x3 256->256 at
 // 14x14 1.2x with one (Intel Xeon).
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512" | FileCheck %s
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512 num-threads=2" | FileCheck %s --check-prefix=TWO
