@@ -49,3 +49,18 @@ func.func @f(%a: tensor<169x512xf32>, %b: tensor<512x1000xf32>, %c: tensor<169x1
   %4 = linalg.matmul ins(%u, %v : tensor<128x512xf32>, tensor<512x1024xf32>) outs(%z : tensor<128x1024xf32>) -> tensor<128x1024xf32>
   return %0, %1, %2, %3, %4 : tensor<169x1000xf32>, tensor<1x1000xf32>, tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x1024xf32>
 }
+
+// 49 rows (a 1x1 convolution at 7x7) in 7 tiles of 7 (4 + 3 a thread: the
+// 440 columns' halves of 220 leave remainders that do not vectorize well).
+// A thread's register tile covers all 7 rows of its tile: 7 x 2 vectors
+// keep 14 accumulators, fewer than the latency needs, so 7 x 3 vectors
+// (21; 49x440x440 ran 11% faster), its cache tiles 240 columns (5 x 48).
+// CHECK-LABEL: tcl.sched.schedule task "default_5" anchor "linalg.matmul" target "x86-avx512" loops [49 parallel, 440 parallel, 440 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [7, 0, 0]
+//  CHECK-NEXT:   tcl.sched.parallelize
+//  CHECK-NEXT:   tcl.sched.tile [0, 240, 0]
+//  CHECK-NEXT:   tcl.sched.tile [0, 48, 1]
+func.func @rows7(%a: tensor<49x440xf32>, %b: tensor<440x440xf32>, %c: tensor<49x440xf32>) -> tensor<49x440xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<49x440xf32>, tensor<440x440xf32>) outs(%c : tensor<49x440xf32>) -> tensor<49x440xf32>
+  return %0 : tensor<49x440xf32>
+}
