@@ -108,6 +108,10 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   };
   bool isStatic = !ShapedType::isDynamic(w.extent(m)) &&
                   !ShapedType::isDynamic(w.extent(n));
+  // Where the L2-based choices (panelsB, A and B resident) apply: a matmul
+  // of static extents (the thread level does not tile k).
+  bool staticMatmul =
+      batch == 0 && isStatic && !ShapedType::isDynamic(w.extent(k));
   // Threads: tiles that divide the batch, the rows or the columns (see
   // pickThreadTile), whichever balances best; on a tie the rows if there
   // are at least as many, or if only the rows' tiles hold whole cache tiles
@@ -136,14 +140,13 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
                      (w.extent(m) >= w.extent(n) || rowsKeepCacheTiles));
       // B in column panels (panelsB): the threads split the columns where
       // that balances as well as the rows, so that each reads half of B.
-      int64_t panelColumns = pickThreadTile(w.extent(n), threads, lanes, 0);
-      if (panelColumns && batch == 0 && isStatic &&
-          !ShapedType::isDynamic(w.extent(k)) &&
-          panelsB(w.extent(m), w.extent(n), w.extent(k)) &&
-          getThreadBalance(w.extent(n), panelColumns, threads) >
-              rowBalance - 1e-9) {
-        columns = panelColumns;
-        byRows = false;
+      if (staticMatmul && panelsB(w.extent(m), w.extent(n), w.extent(k))) {
+        int64_t panelColumns = pickThreadTile(w.extent(n), threads, lanes, 0);
+        if (panelColumns && getThreadBalance(w.extent(n), panelColumns,
+                                             threads) > rowBalance - 1e-9) {
+          columns = panelColumns;
+          byRows = false;
+        }
       }
       if (rows == 0 && columns == 0) {
         byRows = w.extent(m) >= w.extent(n);
@@ -160,8 +163,7 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   int64_t rowExtent = threadTile.empty() ? w.extent(m) : threadTile[m];
   int64_t columnExtent = threadTile.empty() ? w.extent(n) : threadTile[n];
 
-  bool panels = batch == 0 && isStatic && !ShapedType::isDynamic(w.extent(k)) &&
-                panelsB(rowExtent, w.extent(n), w.extent(k));
+  bool panels = staticMatmul && panelsB(rowExtent, w.extent(n), w.extent(k));
   // (All of B counts: with the columns split, each thread's part of B
   // would no longer fit Zen's 1 MB L2 with A. The register tiles cover a
   // panel.)
@@ -229,7 +231,7 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   // with two; 256x256x256 0.179 -> 0.162 ms; Intel Xeon).
   bool packB = packsB(w.extent(m), w.extent(n), w.extent(k));
   bool residentAB =
-      batch == 0 && isStatic && !ShapedType::isDynamic(w.extent(k)) &&
+      staticMatmul &&
       4.0 * w.extent(k) * (w.extent(m) + w.extent(n)) <= kResidentBytes;
   bool tiled =
       panels
