@@ -8,13 +8,16 @@
 // MobileNetV2 depthwise and pointwise convolutions, grouped convolutions with
 // groups of 8 channels), in one process with one thread count:
 // tcl with its default schedule (after the graph optimizations tcl-compile
-// runs, which compute a 1x1 convolution as a matmul), tcl with a hand
-// schedule of the op as written, and oneDNN; the
+// runs, which compute a 1x1 convolution as a matmul and, given the filter
+// as a constant as a model has it, pack wide filters into blocks of output
+// channels at compile time, as oneDNN reorders its weights outside the
+// timing), tcl with a hand schedule of the op as written, and oneDNN; the
 // machine's measured FMA peak; GFLOP/s of the median run, % of peak and the
 // ratio to oneDNN. Outputs of tcl and oneDNN are compared as well.
 //
 // Usage: tcl-bench-kernels [threads] [filter] [--rounds=N] [--tune=N
-// --tuning-db=PATH] (--help says so; bench/run.sh sets
+// --tuning-db=PATH] [--block-filters=false] (--help says so; bench/run.sh
+// sets
 // OMP_NUM_THREADS for oneDNN to the same count).
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +31,9 @@
 #include "tcl/Tuning/TunedSchedules.h"
 #include "tcl/Tuning/Tuner.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -81,6 +87,9 @@ struct Workload {
   /// Counted from the source (countWorkloadFlops).
   double flops = 0;
   std::string source; // func.func @f, anchor tagged tcl.task = "t"
+  /// The argument of @f that is a convolution's filter: the default and
+  /// tuned contenders compile it as a constant (a model's weights).
+  std::optional<unsigned> filterArgument;
   std::string handSchedule;
   std::function<void(const std::vector<Buffer> &, std::vector<float> &,
                      std::function<void(std::function<void()>)>)>
@@ -121,16 +130,55 @@ int64_t largestDivisor(int64_t extent, int64_t limit) {
 }
 
 /// `source` after the graph optimizations tcl-compile runs on imported
-/// models (a 1x1 convolution becomes a matmul), or "" if they fail. The
-/// task tag stays on the op that computes the workload.
-std::string graphOptimized(const std::string &source) {
+/// models (a 1x1 convolution becomes a matmul, a wide constant filter is
+/// packed into blocks), or "" if they fail. With `constant`, argument
+/// `constant->first` of @f becomes a constant of the values of
+/// `constant->second`, as a model's weights are (packed into blocks unless
+/// `blockFilters` is false). Winograd's algorithm is
+/// left out: the table compares direct convolutions (oneDNN's too); the
+/// models measure it. The task tag stays on the op that computes the
+/// workload, or moves to the form it is rewritten into.
+std::string
+graphOptimized(const std::string &source,
+               std::optional<std::pair<unsigned, const Buffer *>> constant,
+               bool blockFilters) {
   mlir::DialectRegistry registry;
   registerTclDialects(registry);
   mlir::MLIRContext context(registry);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(source, &context);
-  if (!module || mlir::failed(optimizeGraph(*module)))
+  if (!module)
     return "";
+  if (constant) {
+    auto function = module->lookupSymbol<mlir::func::FuncOp>("f");
+    mlir::BlockArgument argument = function.getArgument(constant->first);
+    auto type = llvm::cast<mlir::RankedTensorType>(argument.getType());
+    mlir::OpBuilder builder(function.getBody());
+    auto value = builder.create<mlir::arith::ConstantOp>(
+        function.getLoc(), type,
+        mlir::DenseElementsAttr::get(
+            type, llvm::ArrayRef<float>(constant->second->data)));
+    argument.replaceAllUsesWith(value);
+    function.eraseArgument(constant->first);
+    // The task tag names the convolution before the rewrite; the rewritten
+    // form is tagged again below.
+    function.walk([](mlir::Operation *op) { op->removeAttr(kTaskAttrName); });
+  }
+  GraphOptions graph;
+  graph.winograd = false;
+  graph.blockFilters = blockFilters;
+  if (mlir::failed(optimizeGraph(*module, nullptr, graph)))
+    return "";
+  if (constant) {
+    mlir::Operation *anchor = nullptr;
+    module->walk([&](mlir::linalg::LinalgOp op) {
+      if (!anchor && op.getNumReductionLoops() > 0)
+        anchor = op;
+    });
+    if (!anchor)
+      return "";
+    anchor->setAttr(kTaskAttrName, mlir::StringAttr::get(&context, "t"));
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os);
@@ -262,6 +310,8 @@ Workload conv(std::string label, int64_t inHW, int64_t c, int64_t f,
   int64_t paddedHW = (outHW - 1) * stride + kernel;
   Workload w;
   w.name = label;
+  if (!depthwise)
+    w.filterArgument = 1;
   int64_t outC = depthwise ? c : f;
   ConvInput input = convInput(inHW, paddedHW, pad, {c});
   std::string in = input.paddedType;
@@ -494,8 +544,10 @@ std::string tunedSource(const std::string &source, unsigned threads,
 
 int main(int argc, char **argv) {
   // Usage: tcl-bench-kernels [threads] [name filter] [--tune=N
-  //        --tuning-db=PATH] [--rounds=N]
+  //        --tuning-db=PATH] [--rounds=N] [--block-filters=false]
   unsigned tuneTrials = 0;
+  // As tcl-compile's --block-filters: false keeps the filters in HWCF.
+  bool blockFilters = true;
   // Rounds: each workload's contenders are timed one after the other, N
   // times over; the table shows the median of the rounds and the spread of
   // the ratio to oneDNN (on a shared host a single round can catch a
@@ -508,7 +560,7 @@ int main(int argc, char **argv) {
     if (arg == "--help" || arg == "-h") {
       std::printf(
           "usage: tcl-bench-kernels [threads] [name filter] [--rounds=N] "
-          "[--tune=N --tuning-db=PATH]\n"
+          "[--tune=N --tuning-db=PATH] [--block-filters=false]\n"
           "Times tcl's kernels (default, hand and tuned schedules) and "
           "oneDNN's, side by side in this process, on the workloads whose "
           "name contains the filter; prints a table.\n");
@@ -520,6 +572,8 @@ int main(int argc, char **argv) {
       databasePath = arg.str();
     else if (arg.consume_front("--rounds="))
       rounds = std::max(1, std::atoi(arg.str().c_str()));
+    else if (arg.consume_front("--block-filters="))
+      blockFilters = arg != "false" && arg != "0";
     else if (arg.starts_with("-")) {
       std::fprintf(stderr,
                    "tcl-bench-kernels: unknown option '%s' (see --help)\n",
@@ -644,25 +698,38 @@ int main(int argc, char **argv) {
     LoweringOptions options;
     options.platform = Platform::host(threads);
     // The default and tuned contenders compile the workload as tcl-compile
-    // does (graph optimizations first); the hand schedule is written for the
-    // op as the workload states it.
-    std::string compiled = graphOptimized(workload.source);
+    // does (graph optimizations first, a convolution's filter a constant);
+    // the hand schedule is written for the op as the workload states it.
+    auto handKernel =
+        Kernel::jit(workload.source + workload.handSchedule, "f", options);
+    if (!handKernel) {
+      std::printf(
+          "| %s | compile error: %s |\n", workload.name.c_str(),
+          llvm::toString(handKernel.takeError()).substr(0, 200).c_str());
+      continue;
+    }
+    std::vector<Buffer> inputs =
+        handKernel->getSignature().makeRandomInputs(/*seed=*/1);
+    // What the default and tuned kernels take: the inputs but the filter.
+    std::vector<Buffer> compiledInputs = inputs;
+    std::optional<std::pair<unsigned, const Buffer *>> constant;
+    if (workload.filterArgument) {
+      constant.emplace(*workload.filterArgument,
+                       &inputs[*workload.filterArgument]);
+      compiledInputs.erase(compiledInputs.begin() + *workload.filterArgument);
+    }
+    std::string compiled =
+        graphOptimized(workload.source, constant, blockFilters);
     if (compiled.empty()) {
       std::printf("| %s | graph optimizations failed |\n",
                   workload.name.c_str());
       continue;
     }
     auto defaultKernel = Kernel::jit(compiled, "f", options);
-    auto handKernel =
-        Kernel::jit(workload.source + workload.handSchedule, "f", options);
-    if (!defaultKernel || !handKernel) {
-      std::string error = !defaultKernel
-                              ? llvm::toString(defaultKernel.takeError())
-                              : llvm::toString(handKernel.takeError());
-      if (defaultKernel)
-        llvm::consumeError(handKernel.takeError());
-      std::printf("| %s | compile error: %s |\n", workload.name.c_str(),
-                  error.substr(0, 200).c_str());
+    if (!defaultKernel) {
+      std::printf(
+          "| %s | compile error: %s |\n", workload.name.c_str(),
+          llvm::toString(defaultKernel.takeError()).substr(0, 200).c_str());
       continue;
     }
     std::string tuned =
@@ -675,8 +742,6 @@ int main(int argc, char **argv) {
       else
         llvm::consumeError(kernel.takeError());
     }
-    std::vector<Buffer> inputs =
-        defaultKernel->getSignature().makeRandomInputs(/*seed=*/1);
     std::vector<Buffer> outDefault =
         defaultKernel->getSignature().makeOutputs();
     std::vector<Buffer> outHand = handKernel->getSignature().makeOutputs();
@@ -685,12 +750,14 @@ int main(int argc, char **argv) {
     std::vector<double> defaults, hands, tuneds, oneDNNs, ratios;
     for (unsigned round = 0; round < rounds; ++round) {
       settle();
-      defaults.push_back(gflops(timeTcl(*defaultKernel, inputs, outDefault)));
+      defaults.push_back(
+          gflops(timeTcl(*defaultKernel, compiledInputs, outDefault)));
       settle();
       hands.push_back(gflops(timeTcl(*handKernel, inputs, outHand)));
       if (tunedKernel) {
         settle();
-        tuneds.push_back(gflops(timeTcl(*tunedKernel, inputs, outTuned)));
+        tuneds.push_back(
+            gflops(timeTcl(*tunedKernel, compiledInputs, outTuned)));
       }
       workload.oneDNN(inputs, reference, [&](std::function<void()> run) {
         settle();

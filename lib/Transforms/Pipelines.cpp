@@ -294,6 +294,8 @@ void mlir::tcl::buildGraphOptimizationPipeline(OpPassManager &pm,
   funcs.addPass(createConvolutionsAsMatmuls());
   if (options.winograd)
     funcs.addPass(createWinogradConvolutions());
+  if (options.blockFilters)
+    funcs.addPass(createBlockConvolutionFilters());
   funcs.addPass(createFuseElementwise());
   funcs.addPass(createCanonicalizerPass());
   funcs.addPass(createCSEPass());
@@ -418,6 +420,7 @@ void mlir::tcl::registerTclPipelines() {
       "tcl-optimize-graph",
       "Graph-level optimizations of imported models: layout propagation, "
       "constant and BatchNorm folding, 1x1 convolutions as matmuls, 3x3 "
-      "ones by Winograd's algorithm, elementwise fusion",
+      "ones by Winograd's algorithm, wide filters in blocks of channels, "
+      "elementwise fusion",
       [](OpPassManager &pm) { buildGraphOptimizationPipeline(pm); });
 }

@@ -50,7 +50,9 @@ bool mlir::tcl::isPaddingWorthFolding(Operation *op) {
   if (isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
           linalg::PoolingNhwcSumOp>(op))
     return true;
-  return matchGroupedConv(op) && !isComputedIntoEmptyTensor(pad.getSource());
+  std::optional<GroupedConvWindow> grouped = matchGroupedConv(op);
+  return grouped && !grouped->sharedInput &&
+         !isComputedIntoEmptyTensor(pad.getSource());
 }
 
 std::optional<PaddedSideColumns>
@@ -126,10 +128,13 @@ DiagnosedSilenceableFailure DecomposeGroupedConvOp::applyToOne(
     return cast<RankedTensorType>(value.getType());
   };
   rewriter.setInsertionPoint(target);
-  // Input [N, H, W, 1, C] -> [N, W, C]; filter [1, KH, KW, C, F] ->
-  // [KW, C, F]; output [N, OH, OW, 1, F] -> [N, OW, F] (or H for W).
+  // Input [N, H, W, 1, C] (or [N, H, W, C]) -> [N, W, C]; filter
+  // [1, KH, KW, C, F] -> [KW, C, F]; output [N, OH, OW, 1, F] -> [N, OW, F]
+  // (or H for W).
   Value newInput = tensor::createCanonicalRankReducingExtractSliceOp(
-      rewriter, loc, input, dropUnitDims(typeOf(input), {spatial, 3}));
+      rewriter, loc, input,
+      dropUnitDims(typeOf(input),
+                   getGroupedConvInputDropDims(*window, spatial)));
   Value newFilter = tensor::createCanonicalRankReducingExtractSliceOp(
       rewriter, loc, filter, dropUnitDims(typeOf(filter), {0, spatial}));
   RankedTensorType newOutputType = dropUnitDims(typeOf(output), {spatial, 3});

@@ -57,6 +57,13 @@ static llvm::cl::opt<bool> winograd(
                    "--winograd=false keeps them direct (results within "
                    "rounding of each other)"),
     llvm::cl::init(true), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<bool> blockFilters(
+    "block-filters",
+    llvm::cl::desc("Pack the constant filters of convolutions with 256 or "
+                   "more output channels into blocks of 64 channels at "
+                   "compile time (tcl-block-convolution-filters); "
+                   "--block-filters=false keeps them in HWCF"),
+    llvm::cl::init(true), llvm::cl::cat(toolCategory));
 static llvm::cl::opt<std::string>
     outputFilename("o", llvm::cl::desc("Output file"),
                    llvm::cl::value_desc("filename"), llvm::cl::init("-"),
@@ -200,6 +207,7 @@ int main(int argc, char **argv) {
       return fail(std::move(error));
   options.optimizeGraph = optimizeGraph;
   options.graph.winograd = winograd;
+  options.graph.blockFilters = blockFilters;
   options.compileThreads = compileThreads;
   options.timing = timing;
   options.profile = profile;

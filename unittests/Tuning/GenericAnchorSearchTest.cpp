@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // Every candidate the search space generates for a grouped convolution (a
-// linalg.generic, tcl/Support/GroupedConv.h), for a batch matmul of
+// linalg.generic, tcl/Support/GroupedConv.h) and its filter-blocked form
+// (an ordinary convolution with its filter in blocks of output channels),
+// for a batch matmul of
 // attention's [S, H, D] layouts (tcl/Support/PermutedBatchMatmul.h) and for
 // a Resize (a generic that reads its input at computed indices, vectorized
 // where the reads are rows) verifies and applies, and the code of a sample
@@ -79,6 +81,41 @@ func.func @f(%x: tensor<1x17x17x4x8xf32>, %w: tensor<4x3x3x8x8xf32>,
     linalg.yield %s : f32
   } -> tensor<1x1x16x6x2xf32>
   return %y, %m : tensor<1x8x8x4x8xf32>, tensor<1x1x16x6x2xf32>
+}
+)mlir";
+
+/// A convolution with its filter in 3 blocks of 16 output channels (the
+/// input without groups), 3x3, with a bias + ReLU epilogue.
+constexpr const char *kFilterBlockedConv = R"mlir(
+#in = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh + kh, ow + kw, c)>
+#filter = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>
+#out = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>
+#id = affine_map<(n, h, w, g, f) -> (n, h, w, g, f)>
+#bias = affine_map<(n, h, w, g, f) -> (g, f)>
+func.func @f(%x: tensor<1x9x9x8xf32>, %w: tensor<3x3x3x8x16xf32>,
+             %b: tensor<3x16xf32>) -> tensor<1x7x7x3x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x7x3x16xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x7x3x16xf32>) -> tensor<1x7x7x3x16xf32>
+  %c = linalg.generic {indexing_maps = [#in, #filter, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x9x9x8xf32>, tensor<3x3x3x8x16xf32>)
+      outs(%i : tensor<1x7x7x3x16xf32>) attrs = {tcl.task = "blocked"} {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %p = arith.mulf %a, %k : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x7x7x3x16xf32>
+  %y = linalg.generic {indexing_maps = [#id, #bias, #id],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b : tensor<1x7x7x3x16xf32>, tensor<3x16xf32>)
+      outs(%e : tensor<1x7x7x3x16xf32>) attrs = {tcl.epilogue = "blocked"} {
+  ^bb0(%v: f32, %bv: f32, %o: f32):
+    %s = arith.addf %v, %bv : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x7x7x3x16xf32>
+  return %y : tensor<1x7x7x3x16xf32>
 }
 )mlir";
 
@@ -280,6 +317,21 @@ TEST_F(GenericAnchorSearchTest, EveryCandidateVerifiesAndApplies) {
         checkCandidates(*module, anchor, /*hasEpilogue=*/task == "grouped");
   }
   EXPECT_GT(jitted, 0u);
+}
+
+// A convolution with its filter in blocks is recognized as the
+// filter-blocked form, and its candidates compute the convolution.
+TEST_F(GenericAnchorSearchTest, EveryFilterBlockedCandidateComputesTheConv) {
+  OwningOpRef<ModuleOp> module = parse(kFilterBlockedConv);
+  ASSERT_TRUE(module);
+  linalg::LinalgOp anchor;
+  module->walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kTaskAttrName))
+      anchor = op;
+  });
+  ASSERT_TRUE(anchor);
+  EXPECT_EQ(getAnchorName(anchor), "linalg.generic.conv_2d_nhwc_ghwcf");
+  EXPECT_GT(checkCandidates(*module, anchor, /*hasEpilogue=*/true), 0u);
 }
 
 // Batch matmuls that read and write attention's layouts in place are

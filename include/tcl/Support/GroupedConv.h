@@ -21,6 +21,13 @@
 // the group and one (output, kernel) window pair tiled to 1, it is
 // linalg.conv_1d_nwc_wcf, which MLIR vectorizes.
 //
+// The same form with an input of no group dimension, [N, H, W, C] read by
+// every group, is an ordinary convolution whose filter is stored in blocks
+// of F output channels ("filter-blocked"): tcl-block-convolution-filters
+// packs a constant filter so at compile time, and each block's weights are
+// then contiguous (F floats a row) instead of rows of all the output
+// channels apart.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TCL_SUPPORT_GROUPEDCONV_H
@@ -53,14 +60,30 @@ enum GroupedConvDim : unsigned {
 /// The name under which schedules, tasks and reports know the form.
 inline constexpr llvm::StringLiteral kGroupedConvAnchorName =
     "linalg.generic.conv_2d_nhwgc_ghwcf";
+/// The name of the filter-blocked form (an input without groups).
+inline constexpr llvm::StringLiteral kFilterBlockedConvAnchorName =
+    "linalg.generic.conv_2d_nhwc_ghwcf";
 
-/// Strides and dilations (H, W) of a grouped 2-D convolution.
+/// Strides and dilations (H, W) of a grouped 2-D convolution, and whether
+/// its input has no group dimension (the filter-blocked form).
 struct GroupedConvWindow {
   std::array<int64_t, 2> strides = {1, 1}, dilations = {1, 1};
+  bool sharedInput = false;
   bool operator==(const GroupedConvWindow &other) const {
-    return strides == other.strides && dilations == other.dilations;
+    return strides == other.strides && dilations == other.dilations &&
+           sharedInput == other.sharedInput;
   }
 };
+
+/// Input dimensions (of NHWGC, or NHWC when the input is shared) that a
+/// convolution within one group and one output row or column drops.
+inline SmallVector<unsigned, 2>
+getGroupedConvInputDropDims(const GroupedConvWindow &window,
+                            unsigned spatialDim) {
+  if (window.sharedInput)
+    return {spatialDim};
+  return {spatialDim, 3};
+}
 
 /// The indexing maps (input, filter, output) of the form.
 inline SmallVector<AffineMap, 3>
@@ -73,7 +96,11 @@ getGroupedConvMaps(MLIRContext *ctx, const GroupedConvWindow &window) {
   auto map = [&](ArrayRef<AffineExpr> results) {
     return AffineMap::get(kNumGroupedConvDims, 0, results, ctx);
   };
-  return {map({d(kGroupedN), ih, iw, d(kGroupedG), d(kGroupedC)}),
+  AffineMap input =
+      window.sharedInput
+          ? map({d(kGroupedN), ih, iw, d(kGroupedC)})
+          : map({d(kGroupedN), ih, iw, d(kGroupedG), d(kGroupedC)});
+  return {input,
           map({d(kGroupedG), d(kGroupedKH), d(kGroupedKW), d(kGroupedC),
                d(kGroupedF)}),
           map({d(kGroupedN), d(kGroupedOH), d(kGroupedOW), d(kGroupedG),
@@ -81,8 +108,8 @@ getGroupedConvMaps(MLIRContext *ctx, const GroupedConvWindow &window) {
 }
 
 /// Builds the form: `init` ([N, OH, OW, G, F], usually zeros) plus the
-/// grouped convolution of `input` ([N, H, W, G, C], padded) by `filter`
-/// ([G, KH, KW, C, F]).
+/// grouped convolution of `input` ([N, H, W, G, C], padded; [N, H, W, C]
+/// with `window.sharedInput`) by `filter` ([G, KH, KW, C, F]).
 inline Value buildGroupedConv(OpBuilder &b, Location loc, Value input,
                               Value filter, Value init,
                               const GroupedConvWindow &window) {
@@ -102,8 +129,8 @@ inline Value buildGroupedConv(OpBuilder &b, Location loc, Value input,
       .getResult(0);
 }
 
-/// The window of `op` if it is the form (on tensors or buffers of f32, any
-/// shapes), else nullopt.
+/// The window of `op` if it is the form, grouped or filter-blocked (on
+/// tensors or buffers of f32, any shapes), else nullopt.
 inline std::optional<GroupedConvWindow> matchGroupedConv(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
   if (!generic || generic.getNumDpsInputs() != 2 ||
@@ -111,11 +138,12 @@ inline std::optional<GroupedConvWindow> matchGroupedConv(Operation *op) {
       generic.getNumLoops() != kNumGroupedConvDims)
     return std::nullopt;
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  if (maps[0].getNumResults() != 5)
+  if (maps[0].getNumResults() != 5 && maps[0].getNumResults() != 4)
     return std::nullopt;
   // The strides and dilations are the coefficients of the window loops in
   // the input's H and W: read them off, then compare everything.
   GroupedConvWindow window;
+  window.sharedInput = maps[0].getNumResults() == 4;
   for (unsigned i = 0; i < 2; ++i) {
     AffineExpr expr = maps[0].getResult(1 + i);
     auto coefficient = [&](unsigned dim) -> int64_t {

@@ -90,13 +90,18 @@ struct GraphOptions {
   /// Compute 3x3 stride-1 convolutions by Winograd's algorithm
   /// (tcl-winograd-convolutions).
   bool winograd = true;
+  /// Pack the constant filters of wide convolutions into blocks of output
+  /// channels (tcl-block-convolution-filters).
+  bool blockFilters = true;
 };
 
 /// Adds the graph-level optimizations for imported models to `pm` (anchored
 /// on builtin.module): layout propagation (transposes cancel across
 /// elementwise ops), constant folding, BatchNorm folding into convolutions,
 /// 1x1 stride-1 convolutions as matmuls, 3x3 stride-1 ones by Winograd's
-/// algorithm (`options.winograd`) and elementwise fusion, with
+/// algorithm (`options.winograd`), the filters of the remaining wide ones
+/// in blocks of output channels (`options.blockFilters`) and elementwise
+/// fusion, with
 /// canonicalization and CSE between.
 void buildGraphOptimizationPipeline(OpPassManager &pm,
                                     const GraphOptions &options = {});

@@ -47,6 +47,11 @@ static const AnchorInfo kAnchors[] = {
     {kGroupedConvAnchorName, AnchorClass::Conv2D, "ppppprrr",
      WindowDims{kGroupedOH, kGroupedKH}, WindowDims{kGroupedOW, kGroupedKW},
      kGroupedF, kGroupedC, kGroupedG, "linalg.conv_1d_nwc_wcf", false},
+    // The same loops over an input without groups: a convolution whose
+    // filter is stored in blocks of output channels, one block a group.
+    {kFilterBlockedConvAnchorName, AnchorClass::Conv2D, "ppppprrr",
+     WindowDims{kGroupedOH, kGroupedKH}, WindowDims{kGroupedOW, kGroupedKW},
+     kGroupedF, kGroupedC, kGroupedG, "linalg.conv_1d_nwc_wcf", false},
     // (n, oh, ow, c, kh, kw)
     {"linalg.depthwise_conv_2d_nhwc_hwc", AnchorClass::DepthwiseConv2D,
      "pppprr", WindowDims{1, 4}, WindowDims{2, 5}, 3, none, none,
@@ -72,8 +77,9 @@ const AnchorInfo *mlir::tcl::lookupAnchor(StringRef opName) {
 }
 
 StringRef mlir::tcl::getAnchorName(Operation *op) {
-  if (matchGroupedConv(op))
-    return kGroupedConvAnchorName;
+  if (std::optional<GroupedConvWindow> window = matchGroupedConv(op))
+    return window->sharedInput ? kFilterBlockedConvAnchorName
+                               : kGroupedConvAnchorName;
   if (matchPermutedBatchMatmul(op))
     return kPermutedBatchMatmulAnchorName;
   return op->getName().getStringRef();
