@@ -63,12 +63,13 @@ func.func @strided(%in: tensor<1x15x15x256xf32>) -> tensor<1x7x7x512xf32> {
 // -----
 
 // Left alone: fewer than 256 output channels; channels that are not whole
-// blocks; a filter known only at run time; a convolution a schedule names.
+// blocks; a filter known only at run time; a convolution a schedule names;
+// a 1x1 kernel.
 // CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-4: linalg.conv_2d_nhwc_hwcf
+// CHECK-COUNT-5: linalg.conv_2d_nhwc_hwcf
 // CHECK-NOT: linalg.generic
 func.func @left_alone(%in: tensor<1x9x9x16xf32>, %filter: tensor<3x3x16x256xf32>)
-    -> (tensor<1x7x7x128xf32>, tensor<1x7x7x288xf32>, tensor<1x7x7x256xf32>, tensor<1x7x7x256xf32>) {
+    -> (tensor<1x7x7x128xf32>, tensor<1x7x7x288xf32>, tensor<1x7x7x256xf32>, tensor<1x7x7x256xf32>, tensor<1x5x5x256xf32>) {
   %zero = arith.constant 0.0 : f32
   %w128 = arith.constant dense<0.5> : tensor<3x3x16x128xf32>
   %w288 = arith.constant dense<0.5> : tensor<3x3x16x288xf32>
@@ -87,5 +88,10 @@ func.func @left_alone(%in: tensor<1x9x9x16xf32>, %filter: tensor<3x3x16x256xf32>
       ins(%in, %filter : tensor<1x9x9x16xf32>, tensor<3x3x16x256xf32>) outs(%i256 : tensor<1x7x7x256xf32>) -> tensor<1x7x7x256xf32>
   %3 = linalg.conv_2d_nhwc_hwcf {tcl.task = "named", dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%in, %w256 : tensor<1x9x9x16xf32>, tensor<3x3x16x256xf32>) outs(%i256 : tensor<1x7x7x256xf32>) -> tensor<1x7x7x256xf32>
-  return %0, %1, %2, %3 : tensor<1x7x7x128xf32>, tensor<1x7x7x288xf32>, tensor<1x7x7x256xf32>, tensor<1x7x7x256xf32>
+  %w1x1 = arith.constant dense<0.5> : tensor<1x1x16x256xf32>
+  %e5 = tensor.empty() : tensor<1x5x5x256xf32>
+  %i5 = linalg.fill ins(%zero : f32) outs(%e5 : tensor<1x5x5x256xf32>) -> tensor<1x5x5x256xf32>
+  %4 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%in, %w1x1 : tensor<1x9x9x16xf32>, tensor<1x1x16x256xf32>) outs(%i5 : tensor<1x5x5x256xf32>) -> tensor<1x5x5x256xf32>
+  return %0, %1, %2, %3, %4 : tensor<1x7x7x128xf32>, tensor<1x7x7x288xf32>, tensor<1x7x7x256xf32>, tensor<1x7x7x256xf32>, tensor<1x5x5x256xf32>
 }
