@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tcl/Tuning/SearchSpace.h"
+#include "tcl/Support/GroupedConv.h"
 #include "tcl/Transforms/DefaultSchedule.h"
 #include "tcl/Transforms/Passes.h"
 
@@ -21,7 +22,9 @@ namespace {
 enum MatmulKnob { kParallel = 0, kOrder, kPackB, kUnroll };
 /// Cache-level loop orders of a matmul (interchange of m, n, k).
 const int64_t kMatmulOrders[][3] = {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}};
-enum WindowKnob { kWindowParallel = 0, kWindowSlice };
+/// (A full convolution's second knob is `slice`, a filter-blocked one's
+/// `blocks`: they never meet.)
+enum WindowKnob { kWindowParallel = 0, kWindowSlice, kWindowBlocks = 1 };
 /// Slices of a full convolution's input channels (knob `slice`): a cache
 /// tile of the register tile's output channels and this many input
 /// channels, whose weights stay in cache while every output position of the
@@ -187,6 +190,11 @@ std::unique_ptr<SearchSpace> SearchSpace::create(linalg::LinalgOp anchor,
           slices.push_back(slice);
       space->knobNames.push_back("slice");
       space->knobChoices.push_back(slices);
+    }
+    if (opName == kFilterBlockedConvAnchorName) {
+      space->blockDim = *info->groupDim;
+      space->knobNames.push_back("blocks");
+      space->knobChoices.push_back({0, 1});
     }
     break;
   }
@@ -545,6 +553,14 @@ ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
     // channels: a cache level between the outer and the register level,
     // which then leaves the output channels as they are.
     std::vector<int64_t> parent = genome.tiles[0];
+    // One block of output channels at a time: its weights stay in cache
+    // while every output position of the outer tile uses them.
+    if (blockDim && genome.knobs[kWindowBlocks] && parent[*blockDim] > 1) {
+      std::vector<int64_t> blocks = parent;
+      blocks[*blockDim] = 1;
+      tileUnder(blocks, parent);
+      parent = blocks;
+    }
     if (inputChannelDim && genome.knobs[kWindowSlice] > 0) {
       std::vector<int64_t> cache = parent;
       cache[channelDim] = genome.tiles[1][channelDim];

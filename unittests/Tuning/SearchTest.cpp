@@ -615,20 +615,34 @@ func.func @f(%x: tensor<1x10x10x64xf32>, %w: tensor<3x3x64x48xf32>,
   }
 }
 
-/// The default schedules of the matmul, the convolutions and the pooling
+/// The default schedules of the matmul, the convolutions (one with its
+/// filter in blocks: one block at a time, knob `blocks`) and the pooling
 /// have genomes in their spaces (so the search evolves them), whose
 /// schedules are the defaults.
 TEST_F(SearchTest, DefaultSchedulesHaveGenomes) {
   constexpr const char *kLarge = R"mlir(
+#shared = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh + kh, ow + kw, c)>
+#blocks = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>
+#out = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>
 func.func @f(%x: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf32>,
              %o: tensor<1x7x7x512xf32>, %a: tensor<128x768xf32>,
-             %b: tensor<768x768xf32>, %c: tensor<128x768xf32>)
-    -> (tensor<1x7x7x512xf32>, tensor<128x768xf32>) {
+             %b: tensor<768x768xf32>, %c: tensor<128x768xf32>,
+             %wb: tensor<8x3x3x512x64xf32>, %ob: tensor<1x7x7x8x64xf32>)
+    -> (tensor<1x7x7x512xf32>, tensor<128x768xf32>, tensor<1x7x7x8x64xf32>) {
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %w : tensor<1x9x9x512xf32>, tensor<3x3x512x512xf32>) outs(%o : tensor<1x7x7x512xf32>) -> tensor<1x7x7x512xf32>
   %1 = linalg.matmul ins(%a, %b : tensor<128x768xf32>, tensor<768x768xf32>)
       outs(%c : tensor<128x768xf32>) -> tensor<128x768xf32>
-  return %0, %1 : tensor<1x7x7x512xf32>, tensor<128x768xf32>
+  %2 = linalg.generic {indexing_maps = [#shared, #blocks, #out],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %wb : tensor<1x9x9x512xf32>, tensor<8x3x3x512x64xf32>)
+      outs(%ob : tensor<1x7x7x8x64xf32>) {
+  ^bb0(%in: f32, %k: f32, %acc: f32):
+    %p = arith.mulf %in, %k : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x7x7x8x64xf32>
+  return %0, %1, %2 : tensor<1x7x7x512xf32>, tensor<128x768xf32>, tensor<1x7x7x8x64xf32>
 }
 )mlir";
   unsigned found = 0, anchors = 0;
@@ -638,7 +652,9 @@ func.func @f(%x: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf32>,
     for (unsigned threads : {1u, 2u}) {
       Platform platform(*lookupTargetArch("x86-avx512"), threads);
       module->walk([&](linalg::LinalgOp anchor) {
-        if (isa<linalg::FillOp, linalg::GenericOp>(anchor))
+        if (isa<linalg::FillOp>(anchor) ||
+            (isa<linalg::GenericOp>(anchor) &&
+             getAnchorName(anchor) != "linalg.generic.conv_2d_nhwc_ghwcf"))
           return;
         auto space =
             SearchSpace::create(anchor, platform, /*hasEpilogue=*/false);
@@ -646,8 +662,8 @@ func.func @f(%x: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf32>,
         OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
         ScheduleOp schedule = buildDefaultSchedule(
             builder, anchor, "t", platform, /*hasEpilogue=*/false);
-        std::string name = anchor->getName().getStringRef().str() + " " +
-                           std::to_string(threads) + "t";
+        std::string name =
+            getAnchorName(anchor).str() + " " + std::to_string(threads) + "t";
         ++anchors;
         std::optional<Genome> genome = space->findGenome(schedule);
         if (genome) {

@@ -150,6 +150,10 @@ private:
   unsigned columnDim = 0, channelDim = 0, kernelColumnDim = 0;
   /// A full convolution: the loop of its input channels.
   std::optional<unsigned> inputChannelDim;
+  /// A convolution with its filter in blocks of output channels: the loop
+  /// of the blocks (knob `blocks`: one block at a time below the outer
+  /// level, as its default schedule computes them).
+  std::optional<unsigned> blockDim;
   int64_t lanes = 1;
   unsigned vectorRegisters = 0;
   /// The GPU sketch (the same for every op class).
