@@ -22,8 +22,7 @@ namespace {
 enum MatmulKnob { kParallel = 0, kOrder, kPackB, kUnroll };
 /// Cache-level loop orders of a matmul (interchange of m, n, k).
 const int64_t kMatmulOrders[][3] = {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}};
-/// (A full convolution's second knob is `slice`, a filter-blocked one's
-/// `blocks`: they never meet.)
+/// (`slice` is a full convolution's, `blocks` a filter-blocked one's.)
 enum WindowKnob { kWindowParallel = 0, kWindowSlice, kWindowBlocks = 1 };
 /// Slices of a full convolution's input channels (knob `slice`): a cache
 /// tile of the register tile's output channels and this many input
@@ -553,8 +552,7 @@ ScheduleOp SearchSpace::build(OpBuilder &builder, Location loc,
     // channels: a cache level between the outer and the register level,
     // which then leaves the output channels as they are.
     std::vector<int64_t> parent = genome.tiles[0];
-    // One block of output channels at a time: its weights stay in cache
-    // while every output position of the outer tile uses them.
+    // One block of output channels at a time (its weights stay in cache).
     if (blockDim && genome.knobs[kWindowBlocks] && parent[*blockDim] > 1) {
       std::vector<int64_t> blocks = parent;
       blocks[*blockDim] = 1;
