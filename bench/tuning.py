@@ -69,14 +69,12 @@ def tune(build, name, cost_model, trials, threads, out):
     tasks = [(m.group(1), float(m.group(2)), float(m.group(5)),
               float(m.group(6)))
              for m in map(TASK_ROW.match, result.stderr.splitlines()) if m]
-    # The estimate counts the tasks measured so far: it is the model's only
-    # once every task's default schedule is in (the first trials).
-    seen = set()
-    complete = None
-    for m in progress:
-        seen.add(m.group(2))
-        if complete is None and len(seen) == len(tasks):
-            complete = int(m.group(1))
+    # tcl-compile shows the model's estimate only once every task has a
+    # measured latency (its default schedule's): the first line with one.
+    # (Waiting until every task had appeared in a line with an estimate left
+    # it at the last trial: tasks whose defaults came before that line, and
+    # which the search never picked again, never appeared.)
+    complete = int(progress[0].group(1)) if progress else None
     return {"curve": curve, "seconds": seconds, "library": library,
             "database": database, "tasks": tasks, "complete": complete}
 
