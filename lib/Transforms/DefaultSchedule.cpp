@@ -348,10 +348,11 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
       if (sweepsInput)
         consider(channelDim,
                  pickThreadTile(w.extent(channelDim), threads, lanes, 0));
+      // (A filter-blocked convolution's blocks come first, to win ties.)
       if (blockedFilter)
         consider(*info.groupDim, partialTile(*info.groupDim));
       consider(rowDim, partialTile(rowDim));
-      if (info.groupDim)
+      if (info.groupDim && !blockedFilter)
         consider(*info.groupDim, partialTile(*info.groupDim));
       consider(channelDim, pickVectorThreadTile(w.extent(channelDim), threads,
                                                 lanes, lanes));
