@@ -25,12 +25,13 @@
 //  TWO-NEXT:   tcl.sched.tile [0, 128, 0]
 //  TWO-NEXT:   tcl.sched.tile [13, 32, 1]
 
-// B of 1 MB stays in L2: cache tiles of rows, columns and k as before.
-// With two threads, each thread's A (512 KB) and half of B (512 KB) stay
+// B of 1 MB stays in L2, no panels; its rows 2 KB apart, it is packed
+// (default-schedules-packing.mlir). With two threads, each thread's A (512 KB) and half of B (512 KB) stay
 // in L2 together: its cache tiles take all of k (the accumulators stay in
 // registers through the whole reduction; 256x256x256 ran 10% faster).
 // CHECK-LABEL: tcl.sched.schedule task "default_1" {{.*}} loops [256 parallel, 512 parallel, 512 reduction]
 //  CHECK-NEXT:   tcl.sched.tile [64, 256, 128]
+//  CHECK-NEXT:   tcl.sched.interchange [1, 2, 0]
 // TWO-LABEL: tcl.sched.schedule task "default_1" {{.*}} loops [256 parallel, 512 parallel, 512 reduction]
 //  TWO-NEXT:   tcl.sched.tile [0, 256, 0]
 //  TWO-NEXT:   tcl.sched.parallelize

@@ -25,8 +25,11 @@
 //  CHECK-NEXT:   tcl.sched.tile [4, 4, 0]
 //  CHECK-NEXT: }
 
+// (Its B, 1 MB with rows 2 KB apart, is packed: default-schedules-packing.mlir.)
 // CHECK-LABEL: tcl.sched.schedule task "default_0" anchor "linalg.matmul" target "x86-avx512" loops [512 parallel, 512 parallel, 512 reduction]
-//  CHECK-NEXT:   tcl.sched.tile [64, 256, 128]
+//  CHECK-NEXT:   tcl.sched.tile [64, 256, 256]
+//  CHECK-NEXT:   tcl.sched.interchange [1, 2, 0]
+//  CHECK-NEXT:   tcl.sched.pad [1] hoist 1
 //  CHECK-NEXT:   tcl.sched.tile [8, 32, 1]
 //  CHECK-NEXT:   tcl.sched.vectorize
 //  CHECK-NEXT:   tcl.sched.hoist_accumulators
@@ -55,6 +58,8 @@
 
 // SSE-LABEL: tcl.sched.schedule task "default_0" anchor "linalg.matmul" target "x86-sse42"
 //  SSE-NEXT:   tcl.sched.tile [64, 64, 128]
+//  SSE-NEXT:   tcl.sched.interchange [1, 2, 0]
+//  SSE-NEXT:   tcl.sched.pad [1] hoist 1
 //  SSE-NEXT:   tcl.sched.tile [8, 8, 1]
 
 // GPU-LABEL: tcl.sched.schedule task "default_0" anchor "linalg.matmul" target "nvptx-sm90"
