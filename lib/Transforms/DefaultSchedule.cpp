@@ -247,7 +247,8 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
   // of being stored and loaded again every 128 steps (49x160x960, a 1x1
   // convolution at 7x7: 0.080 -> 0.068 ms with one thread, 0.056 -> 0.042
   // with two; 256x256x256 0.179 -> 0.162 ms; Intel Xeon).
-  bool packB = packsB(w.extent(m), w.extent(n), w.extent(k));
+  // (A batch matmul's B is not packed.)
+  bool packB = batch == 0 && packsB(w.extent(m), w.extent(n), w.extent(k));
   int64_t cacheColumns =
       pickCacheTile(w.extent(n), kMatmulCacheLaneGroups * lanes, nr);
   int64_t depth = kMatmulCacheDepth;
@@ -266,7 +267,7 @@ void writeMatmul(ScheduleWriter &w, unsigned batch, int64_t lanes,
              : w.tile(sizes(pickCacheTile(w.extent(m), kMatmulCacheRows, mr),
                             cacheColumns,
                             residentAB ? 0 : pickTile(w.extent(k), depth)));
-  if (tiled && packB && batch == 0) {
+  if (tiled && packB) {
     w.interchange({1, 2, 0});
     w.pad({1}, /*hoist=*/1);
   }
