@@ -12,6 +12,11 @@
 //  CHECK-NEXT:   tcl.sched.vectorize
 //  CHECK-NEXT:   tcl.sched.hoist_accumulators
 // CHECK-LABEL: tcl.sched.schedule task "default_1" anchor "linalg.generic.batch_matmul"
+// A batch matmul's B is not packed, so its cache tile of k keeps 128 steps
+// (a packed matmul's deepens with its panel of C: default-schedules-packing).
+// CHECK-LABEL: tcl.sched.schedule task "default_2" anchor "linalg.batch_matmul" target "x86-avx512" loops [2 parallel, 512 parallel, 1024 parallel, 1024 reduction]
+//  CHECK-NEXT:   tcl.sched.tile [1, 64, 256, 128]
+//  CHECK-NEXT:   tcl.sched.tile [0, 8, 32, 1]
 
 // The query's rows are read as scalars of [S, H, D] and the key's as
 // vectors of 32 columns; the scores' 8 rows stay in registers.
@@ -57,4 +62,12 @@ func.func @context(%p: tensor<4x32x32xf32>, %v: tensor<32x4x32xf32>, %init: tens
     linalg.yield %s : f32
   } -> tensor<32x4x32xf32>
   return %0 : tensor<32x4x32xf32>
+}
+
+func.func @big(%a: tensor<2x512x1024xf32>, %b: tensor<2x1024x1024xf32>) -> tensor<2x512x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x512x1024xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<2x512x1024xf32>) -> tensor<2x512x1024xf32>
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<2x512x1024xf32>, tensor<2x1024x1024xf32>) outs(%c : tensor<2x512x1024xf32>) -> tensor<2x512x1024xf32>
+  return %0 : tensor<2x512x1024xf32>
 }
