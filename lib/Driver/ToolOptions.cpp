@@ -61,6 +61,16 @@ MeasureFlags::MeasureFlags(llvm::cl::OptionCategory &category,
           llvm::cl::desc("Seconds a candidate may take (compile, check, "
                          "runs) before it is recorded as a timeout"),
           llvm::cl::init(defaults.timeoutSeconds), llvm::cl::cat(category)),
+      coldCaches(
+          "measure-cold-caches",
+          llvm::cl::desc("Overwrite 64 MB before each timed run of a "
+                         "candidate, so that it starts with its data out "
+                         "of the L1 and L2 caches, as a task of a model "
+                         "does whose neighbours' data evicted its own "
+                         "(keep such measurements in a database of their "
+                         "own: their latencies are not comparable with "
+                         "warm ones)"),
+          llvm::cl::init(defaults.flushCache), llvm::cl::cat(category)),
       parallelBuilds(
           "parallel-builds",
           llvm::cl::desc("Candidates compiled at the same time (default: "
@@ -72,6 +82,7 @@ MeasureOptions MeasureFlags::get() const {
   MeasureOptions options = defaults;
   options.repeats = repeats;
   options.timeoutSeconds = timeoutSeconds;
+  options.flushCache = coldCaches;
   options.parallelBuilds =
       parallelBuilds ? parallelBuilds : getDefaultParallelBuilds();
   return options;

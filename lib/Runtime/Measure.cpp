@@ -78,7 +78,7 @@ TimingStats mlir::tcl::timeRuns(const std::function<void()> &run,
                                 unsigned warmup, unsigned repeats,
                                 bool flushCache, double warmupSeconds,
                                 const std::function<double()> &clock) {
-  // Larger than the last-level cache of the machines tcl targets.
+  // Far larger than an L2 cache and than most hosts' share of the L3.
   static constexpr size_t kFlushBytes = 64 << 20;
   auto now = [&] {
     if (clock)

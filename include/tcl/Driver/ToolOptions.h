@@ -39,8 +39,8 @@ private:
   llvm::cl::opt<unsigned> threads;
 };
 
-/// --measure-repeats, --measure-timeout and --parallel-builds: how
-/// candidates are measured (MeasureOptions).
+/// --measure-repeats, --measure-timeout, --measure-cold-caches and
+/// --parallel-builds: how candidates are measured (MeasureOptions).
 class MeasureFlags {
 public:
   MeasureFlags(llvm::cl::OptionCategory &category,
@@ -52,6 +52,7 @@ private:
   MeasureOptions defaults;
   llvm::cl::opt<unsigned> repeats;
   llvm::cl::opt<double> timeoutSeconds;
+  llvm::cl::opt<bool> coldCaches;
   llvm::cl::opt<unsigned> parallelBuilds;
 };
 

@@ -41,8 +41,9 @@ namespace mlir::tcl {
 struct MeasureOptions {
   unsigned warmup = 2;
   unsigned repeats = 10;
-  /// Overwrite a buffer larger than the last-level cache before each timed
-  /// run, so every run starts from cold caches.
+  /// Overwrite 64 MB before each timed run, so every run starts with its
+  /// data out of the L1 and L2 caches (and out of an L3 of up to 64 MB;
+  /// Intel's server parts share a larger one).
   bool flushCache = false;
   /// Wall-clock limit of one candidate (compile, reference, run).
   double timeoutSeconds = 60;
