@@ -90,7 +90,7 @@ constexpr int64_t kMaxWholeReduction = 4096;
 /// 0.91 ms with two; 256x512x512 1.00 -> 0.90 ms; Intel Xeon).
 bool packsB(int64_t rows, int64_t columns, int64_t depth) {
   double bBytes = static_cast<double>(columns) * depth * 4;
-  bool setsFold = (columns * 4) % 2048 == 0;
+  bool setsFold = !ShapedType::isDynamic(columns) && (columns * 4) % 2048 == 0;
   return (bBytes > kMatmulPackBytes ||
           (setsFold && bBytes >= kMatmulPackBytes / 2)) &&
          (rows >= kMatmulPackMinRows ||
