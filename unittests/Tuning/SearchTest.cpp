@@ -6,6 +6,7 @@
 
 #include "tcl/Registration/Registration.h"
 #include "tcl/Runtime/Kernel.h"
+#include "tcl/Support/GroupedConv.h"
 #include "tcl/Transforms/ApplySchedule.h"
 #include "tcl/Transforms/DefaultSchedule.h"
 #include "tcl/Transforms/Pipelines.h"
@@ -654,7 +655,7 @@ func.func @f(%x: tensor<1x9x9x512xf32>, %w: tensor<3x3x512x512xf32>,
       module->walk([&](linalg::LinalgOp anchor) {
         if (isa<linalg::FillOp>(anchor) ||
             (isa<linalg::GenericOp>(anchor) &&
-             getAnchorName(anchor) != "linalg.generic.conv_2d_nhwc_ghwcf"))
+             getAnchorName(anchor) != kFilterBlockedConvAnchorName))
           return;
         auto space =
             SearchSpace::create(anchor, platform, /*hasEpilogue=*/false);

@@ -1,25 +1,31 @@
-//===- gemm_ceiling.c - What a GEMM kernel can reach on this core ---------===//
+//===- gemm_ceiling.cpp - What a GEMM kernel can reach on this core -------===//
 //
 // Part of the tcl project.
 //
 //===----------------------------------------------------------------------===//
 //
 // The kernel table reports GEMMs as a share of the measured FMA peak
-// (multiply-adds on registers alone). A GEMM's register tile also loads a
-// row of B and broadcasts A's elements every step; this measures, on one
-// core, hand-written register tiles of R rows x V vectors over operands that
-// stay in L1 (no cache misses, no packing, no loop overhead beyond the k
-// loop), beside the FMA-only loop: the ceiling of any GEMM's inner loop
-// on this host. Built for the host's widest vectors (-march=native; 512-bit
-// with AVX-512, else 256-bit). Run: build/bin/tcl-gemm-ceiling
+// (multiply-adds on registers alone, probeHardware's). A GEMM's register
+// tile also loads a row of B and broadcasts A's elements every step; this
+// measures, on one core, hand-written register tiles of R rows x V vectors
+// over operands that stay in L1 (no cache misses, no packing, no loop
+// overhead beyond the k loop), beside that peak: the ceiling of any GEMM's
+// inner loop on this host. Built for the host's widest vectors
+// (-march=native; 512-bit with AVX-512, else 256-bit).
+// Run: build/bin/tcl-gemm-ceiling
 //
 //===----------------------------------------------------------------------===//
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include "tcl/Runtime/Machine.h"
+#include "tcl/Target/Platform.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
 
 #ifdef __AVX512F__
 #define VECTOR_BYTES 64
@@ -32,27 +38,10 @@ typedef float Vector __attribute__((vector_size(VECTOR_BYTES)));
 /// Steps of k per call: A (R rows) and B (V vectors a step) stay in L1.
 #define DEPTH 256
 
-static double now(void) {
+static double now() {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-/// Multiply-adds on registers only: 16 independent accumulators.
-__attribute__((noinline)) static float fmaOnly(int64_t iterations) {
-  Vector acc[16];
-  for (int i = 0; i < 16; ++i)
-    acc[i] = (Vector){} + 0.5f + 0.01f * i;
-  Vector a = (Vector){} + 0.999999f, b = (Vector){} + 1e-7f;
-  for (int64_t n = 0; n < iterations; ++n)
-    for (int i = 0; i < 16; ++i) {
-      acc[i] = acc[i] * a + b;
-      __asm__ volatile("" : "+v"(acc[i]));
-    }
-  float sum = 0;
-  for (int i = 0; i < 16; ++i)
-    sum += acc[i][0];
-  return sum;
 }
 
 /// One register tile of ROWS x VECTORS: C += A (ROWS x DEPTH, rows DEPTH
@@ -89,9 +78,12 @@ typedef void (*TileKernel)(const float *, const float *, float *);
 
 /// Best of five runs of ~0.1 s, in GFLOP/s.
 static double timeTile(TileKernel kernel, int rows, int vectors) {
-  float *a = aligned_alloc(64, sizeof(float) * rows * DEPTH);
-  float *b = aligned_alloc(64, sizeof(float) * DEPTH * vectors * LANES);
-  float *c = aligned_alloc(64, sizeof(float) * rows * vectors * LANES);
+  auto *a =
+      static_cast<float *>(aligned_alloc(64, sizeof(float) * rows * DEPTH));
+  auto *b = static_cast<float *>(
+      aligned_alloc(64, sizeof(float) * DEPTH * vectors * LANES));
+  auto *c = static_cast<float *>(
+      aligned_alloc(64, sizeof(float) * rows * vectors * LANES));
   for (int i = 0; i < rows * DEPTH; ++i)
     a[i] = 1e-3f;
   for (int i = 0; i < DEPTH * vectors * LANES; ++i)
@@ -116,22 +108,22 @@ static double timeTile(TileKernel kernel, int rows, int vectors) {
   return flops / best * 1e-9;
 }
 
-int main(void) {
-  int64_t iterations = 20000000;
-  double best = 1e30;
-  volatile float sink = 0;
-  for (int run = 0; run < 5; ++run) {
-    double start = now();
-    sink += fmaOnly(iterations);
-    double seconds = now() - start;
-    if (seconds < best)
-      best = seconds;
+int main() {
+  using namespace mlir::tcl;
+  // The peak the kernel table's percentages are of (one core).
+  llvm::Expected<HardwareFeatures> hardware =
+      probeHardware(Platform(getHostTargetArch(), 1));
+  if (!hardware) {
+    std::fprintf(stderr, "tcl-gemm-ceiling: %s\n",
+                 llvm::toString(hardware.takeError()).c_str());
+    return 1;
   }
-  double peak = 2.0 * 16 * LANES * iterations / best * 1e-9;
+  double peak = hardware->peakGflops;
   printf("GEMM kernel ceiling, one core, %d-bit vectors, operands in L1\n\n",
          VECTOR_BYTES * 8);
   printf("| kernel | GFLOP/s | %% of FMA peak |\n| --- | ---: | ---: |\n");
-  printf("| multiply-adds on registers (FMA peak) | %.1f | 100%% |\n", peak);
+  printf("| multiply-adds on registers (measured FMA peak) | %.1f | 100%% |\n",
+         peak);
   struct {
     TileKernel kernel;
     int rows, vectors;
@@ -142,8 +134,8 @@ int main(void) {
                {tile4x4, 4, 4}};
   for (unsigned i = 0; i < sizeof(tiles) / sizeof(tiles[0]); ++i) {
     double gflops = timeTile(tiles[i].kernel, tiles[i].rows, tiles[i].vectors);
-    printf("| register tile %d x %d vectors | %.1f | %.0f%% |\n",
-           tiles[i].rows, tiles[i].vectors, gflops, 100 * gflops / peak);
+    printf("| register tile %d x %d vectors | %.1f | %.0f%% |\n", tiles[i].rows,
+           tiles[i].vectors, gflops, 100 * gflops / peak);
   }
   return 0;
 }
