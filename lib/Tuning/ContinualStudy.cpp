@@ -81,10 +81,11 @@ std::string describe(const learned::ContinualModel::ColumnChoice &choice) {
       choice.knowledgeTop1 == 0 && choice.columnTop1 == 0
           ? llvm::formatv("column epochs {0}, nothing held back", choice.epochs)
                 .str()
-          : llvm::formatv("column epochs {0}; held-back top-1 {1:F3} "
+          : llvm::formatv("{3} column, epochs {0}; held-back top-1 {1:F3} "
                           "(knowledge base {2:F3})",
                           choice.epochs, choice.columnTop1,
-                          choice.knowledgeTop1)
+                          choice.knowledgeTop1,
+                          choice.fresh ? "fresh" : "copied")
                 .str();
   if (!choice.distilled)
     return text + ": not distilled";

@@ -266,6 +266,12 @@ static llvm::cl::opt<double> ewcWeight(
                    "information has mean 1)"),
     llvm::cl::init(learned::ContinualOptions().ewcWeight),
     llvm::cl::cat(toolCategory));
+static llvm::cl::opt<bool> distillOnPool(
+    "distill-on-pool",
+    llvm::cl::desc("continual: distill on the new platform's whole pool "
+                   "(scored by the column), not only on its chosen programs"),
+    llvm::cl::init(learned::ContinualOptions().distillOnUnmeasured),
+    llvm::cl::cat(toolCategory));
 static llvm::cl::opt<unsigned> distillEpochs(
     "distill-epochs",
     llvm::cl::desc("continual: epochs of each distillation into the "
@@ -285,11 +291,15 @@ static llvm::cl::opt<double> heldBack(
                    "distill it (0: none)"),
     llvm::cl::init(learned::ContinualOptions().heldBackShare),
     llvm::cl::cat(toolCategory));
-static llvm::cl::opt<bool> freshColumn(
-    "fresh-column",
-    llvm::cl::desc("continual: start each active column freshly initialized "
-                   "(default: a copy of the knowledge base)"),
-    llvm::cl::init(false), llvm::cl::cat(toolCategory));
+static llvm::cl::opt<std::string> columnStart(
+    "column-start",
+    llvm::cl::desc("continual: how each active column starts: copy (of the "
+                   "knowledge base), fresh, or choose (whichever ranks the "
+                   "held-back tasks better)"),
+    llvm::cl::init(learned::getColumnStartName(
+                       learned::ContinualOptions().columnStart)
+                       .str()),
+    llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool>
     skipBaselines("skip-baselines",
                   llvm::cl::desc("continual: train the continual model only"),
@@ -840,9 +850,10 @@ llvm::Error continualCommand(Data &data, MLIRContext *context) {
   options.training = learnedModelOptions();
   options.continual.ewcWeight = ewcWeight;
   options.continual.distillEpochs = distillEpochs;
+  options.continual.distillOnUnmeasured = distillOnPool;
   options.continual.gateInit = gateInit;
   options.continual.heldBackShare = heldBack;
-  options.continual.activeFromKnowledge = !freshColumn;
+  options.continual.columnStart = *learned::parseColumnStart(columnStart);
   options.fraction = fraction;
   options.baselines = !skipBaselines;
   options.knowledgeBasePath = outputPath;
@@ -1047,6 +1058,9 @@ int main(int argc, char **argv) {
   if (!(heldBack >= 0 && heldBack < 1))
     return fail(
         error("--held-back must be in [0, 1), not " + formatNumber(heldBack)));
+  if (!learned::parseColumnStart(columnStart))
+    return fail(error("unknown --column-start '" + columnStart +
+                      "' (copy, fresh, choose)"));
   if (!rduWeights.empty() &&
       (rduWeights.size() != 3 ||
        llvm::any_of(rduWeights, [](double w) { return !(w >= 0); })))

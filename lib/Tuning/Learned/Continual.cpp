@@ -18,11 +18,36 @@
 #include "ModelImpl.h"
 #include "Training.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSwitch.h"
+
 #include <map>
 #include <optional>
 #include <set>
 
 using namespace mlir::tcl::learned;
+using ColumnStart = ContinualOptions::ColumnStart;
+
+llvm::StringRef mlir::tcl::learned::getColumnStartName(ColumnStart start) {
+  switch (start) {
+  case ColumnStart::Copy:
+    return "copy";
+  case ColumnStart::Fresh:
+    return "fresh";
+  case ColumnStart::Choose:
+    return "choose";
+  }
+  llvm_unreachable("unknown column start");
+}
+
+std::optional<ColumnStart>
+mlir::tcl::learned::parseColumnStart(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<ColumnStart>>(name)
+      .Case("copy", ColumnStart::Copy)
+      .Case("fresh", ColumnStart::Fresh)
+      .Case("choose", ColumnStart::Choose)
+      .Default(std::nullopt);
+}
 
 namespace {
 
@@ -234,7 +259,10 @@ struct ContinualModel::Impl {
         return error;
       return consolidate(data, train);
     }
-    lastChoice = {train.epochs, true, true, 0, 0, 0, 0};
+    lastChoice = ColumnChoice();
+    lastChoice.epochs = train.epochs;
+    lastChoice.distilled = lastChoice.kept = true;
+    lastChoice.fresh = options.columnStart == ColumnStart::Fresh;
     auto [learnPart, check] =
         holdBackTasks(data, options.heldBackShare, train.seed + 3);
     auto distilling = learnColumn(data, learnPart, check, train);
@@ -265,7 +293,8 @@ struct ContinualModel::Impl {
     auto saved = copyOf(*knowledge);
     if (!saved)
       return saved.takeError();
-    if (llvm::Error error = distillColumn(data, train))
+    if (llvm::Error error = distillColumn(
+            options.distillOnUnmeasured ? unmeasured : data, train))
       return error;
     auto after = runColumn(unmeasured, Column::KnowledgeBase, false);
     if (!after)
@@ -317,7 +346,7 @@ struct ContinualModel::Impl {
                                    const ProgramSet &check,
                                    const TrainOptions &train) {
     if (check.size() == 0) {
-      if (llvm::Error error = startActive(data))
+      if (llvm::Error error = startActive(data, lastChoice.fresh))
         return std::move(error);
       if (llvm::Error error = trainActive(data, train))
         return std::move(error);
@@ -328,11 +357,46 @@ struct ContinualModel::Impl {
       return knowledgeScores.takeError();
     lastChoice.knowledgeTop1 = topOne(check, *knowledgeScores);
 
-    if (llvm::Error error = startActive(learnPart))
-      return std::move(error);
-    TrainOptions probe = train;
+    // Each start the options allow learns `learnPart`; the start and epoch
+    // that rank `check` best win (on a tie, a copy and fewer epochs).
+    llvm::SmallVector<bool, 2> starts;
+    if (options.columnStart != ColumnStart::Fresh)
+      starts.push_back(false);
+    if (options.columnStart != ColumnStart::Copy)
+      starts.push_back(true);
     unsigned bestEpochs = 0;
+    bool bestFresh = starts.front();
     double best = -1;
+    for (bool fresh : starts)
+      if (llvm::Error error =
+              probeColumn(learnPart, check, train, fresh, best, bestEpochs,
+                          bestFresh))
+        return std::move(error);
+    lastChoice.fresh = bestFresh;
+    lastChoice.epochs = bestEpochs;
+    lastChoice.columnTop1 = std::max(best, 0.0);
+    lastChoice.distilled = best > lastChoice.knowledgeTop1;
+
+    if (llvm::Error error = startActive(data, bestFresh))
+      return std::move(error);
+    TrainOptions refit = train;
+    refit.epochs = bestEpochs;
+    refit.minSteps = 0;
+    if (llvm::Error error = trainActive(data, refit))
+      return std::move(error);
+    return lastChoice.distilled;
+  }
+
+  /// A column started `fresh` (or as a copy) learns `learnPart` for
+  /// TrainOptions::epochs, ranking `check` after each epoch; an epoch that
+  /// ranks it better than `best` becomes the best (`bestEpochs`,
+  /// `bestFresh`).
+  llvm::Error probeColumn(const ProgramSet &learnPart, const ProgramSet &check,
+                          const TrainOptions &train, bool fresh, double &best,
+                          unsigned &bestEpochs, bool &bestFresh) {
+    if (llvm::Error error = startActive(learnPart, fresh))
+      return error;
+    TrainOptions probe = train;
     std::optional<std::string> failure;
     probe.onEpoch = [&](unsigned epoch, double loss, double seconds) {
       if (train.onEpoch)
@@ -350,40 +414,31 @@ struct ContinualModel::Impl {
       if (top1 > best) {
         best = top1;
         bestEpochs = epoch + 1;
+        bestFresh = fresh;
       }
     };
     if (llvm::Error error = trainActive(learnPart, probe))
-      return std::move(error);
+      return error;
     if (failure)
       return makeError("ranking the held-back tasks: " + *failure);
-    lastChoice.epochs = bestEpochs;
-    lastChoice.columnTop1 = std::max(best, 0.0);
-    lastChoice.distilled = best > lastChoice.knowledgeTop1;
-
-    if (llvm::Error error = startActive(data))
-      return std::move(error);
-    TrainOptions refit = train;
-    refit.epochs = bestEpochs;
-    refit.minSteps = 0;
-    if (llvm::Error error = trainActive(data, refit))
-      return std::move(error);
-    return lastChoice.distilled;
+    return llvm::Error::success();
   }
 
-  /// CL's column: a fresh active column (seeded apart from the KB's) and
-  /// its lateral connection, to learn a platform reading the frozen KB.
-  llvm::Error startActive(const ProgramSet &data) {
+  /// CL's column: a new active column (seeded apart from the KB's), a copy
+  /// of the KB unless `fresh`, and its lateral connection, to learn a
+  /// platform reading the frozen KB.
+  llvm::Error startActive(const ProgramSet &data, bool fresh) {
     ModelConfig columnConfig = config;
     columnConfig.seed = config.seed + 1000003ull * platforms;
     auto made = ModelImpl::make(columnConfig);
     if (!made)
       return made.takeError();
     active = std::move(*made);
-    if (options.activeFromKnowledge)
+    if (!fresh)
       copyWeights(*knowledge, *active);
     // A copy keeps the KB's normalization, unless the KB was loaded
     // untrained (it has none).
-    if (!options.activeFromKnowledge || !knowledge->normalized)
+    if (fresh || !knowledge->normalized)
       active->computeNormalization(data);
     auto frozen = copyOf(*knowledge);
     if (!frozen)
@@ -515,7 +570,8 @@ llvm::Error ContinualModel::learnOnline(const ProgramSet &data,
     useThreads(train.threads);
     impl->knowledge->threads = train.threads;
     if (!impl->active)
-      if (llvm::Error error = impl->startActive(data))
+      if (llvm::Error error = impl->startActive(
+              data, impl->options.columnStart == ColumnStart::Fresh))
         return error;
     return impl->trainActive(data, train);
   });

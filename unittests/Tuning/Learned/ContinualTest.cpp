@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 using namespace mlir::tcl::learned;
@@ -293,6 +294,102 @@ TEST(ContinualModel, ADistillationThatDoesNotFollowItsTeacherIsUndone) {
   ASSERT_TRUE(bool(after));
   EXPECT_EQ(*after, *before);
   EXPECT_EQ(scrambled->getNumPlatformsLearned(), 2u);
+}
+
+/// ContinualOptions::distillOnUnmeasured: the KD phase teaches the KB on
+/// the platform's unmeasured pool, whose labels it never reads, instead of
+/// on the measured programs.
+TEST(ContinualModel, DistillsOnThePoolWithoutReadingItsLabels) {
+  ProgramSet trainA = makePlatform(0, 24, 16, 61);
+  ProgramSet trainB = makePlatform(1, 24, 16, 62);
+  ProgramSet poolB = makePlatform(1, 12, 16, 63);
+  ProgramSet testB = makePlatform(1, 12, 16, 64);
+  // The same pool with every label wrong: the reverse of its order.
+  ProgramSet unlabelledB = poolB;
+  for (float &label : unlabelledB.labels)
+    label = 1.0f - label;
+  ModelConfig config(ModelKind::MLP, kRows, kWidth, /*seed=*/17);
+  TrainOptions train = quickTraining();
+  using Column = ContinualModel::Column;
+  auto knowledgeAfter =
+      [&](bool onPool,
+          const ProgramSet &pool) -> std::optional<std::vector<float>> {
+    ContinualOptions options;
+    options.heldBackShare = 0; // always distilled
+    options.distillOnUnmeasured = onPool;
+    auto continual = learnedFirst(config, options, trainA);
+    if (!continual)
+      return std::nullopt;
+    if (llvm::Error error = continual->learnPlatform(trainB, train, &pool)) {
+      ADD_FAILURE() << llvm::toString(std::move(error));
+      return std::nullopt;
+    }
+    EXPECT_TRUE(continual->getLastColumnChoice().distilled);
+    auto scores = continual->predict(testB, Column::KnowledgeBase);
+    if (!scores) {
+      ADD_FAILURE() << llvm::toString(scores.takeError());
+      return std::nullopt;
+    }
+    return *scores;
+  };
+  std::optional<std::vector<float>> onMeasured = knowledgeAfter(false, poolB),
+                                    onPool = knowledgeAfter(true, poolB),
+                                    onUnlabelled =
+                                        knowledgeAfter(true, unlabelledB);
+  ASSERT_TRUE(onMeasured && onPool && onUnlabelled);
+  EXPECT_NE(*onPool, *onMeasured);
+  EXPECT_EQ(*onPool, *onUnlabelled);
+}
+
+/// The active column starts as a copy of the KB or fresh, whichever ranks
+/// the held-back tasks better at its best epoch (ColumnStart::Choose): the
+/// same column, epochs and scores as the winning start alone.
+TEST(ContinualModel, TheColumnStartsAsTheHeldBackTasksChoose) {
+  ProgramSet trainA = makePlatform(0, 24, 16, 51);
+  ProgramSet trainB = makePlatform(1, 24, 16, 52);
+  ProgramSet testB = makePlatform(1, 12, 16, 53);
+  ModelConfig config(ModelKind::MLP, kRows, kWidth, /*seed=*/13);
+  TrainOptions train = quickTraining();
+  train.epochs = 3;
+  using Column = ContinualModel::Column;
+  using Start = ContinualOptions::ColumnStart;
+  struct Learned {
+    ContinualModel::ColumnChoice choice;
+    std::vector<float> scores;
+  };
+  auto learnB = [&](Start start) -> std::optional<Learned> {
+    ContinualOptions options;
+    options.columnStart = start;
+    auto continual = learnedFirst(config, options, trainA);
+    if (!continual)
+      return std::nullopt;
+    if (llvm::Error error = continual->learnPlatform(trainB, train)) {
+      ADD_FAILURE() << llvm::toString(std::move(error));
+      return std::nullopt;
+    }
+    auto scores = continual->predict(testB, Column::Active);
+    if (!scores) {
+      ADD_FAILURE() << llvm::toString(scores.takeError());
+      return std::nullopt;
+    }
+    return Learned{continual->getLastColumnChoice(), *scores};
+  };
+  std::optional<Learned> copy = learnB(Start::Copy),
+                         fresh = learnB(Start::Fresh),
+                         chosen = learnB(Start::Choose);
+  ASSERT_TRUE(copy && fresh && chosen);
+  EXPECT_FALSE(copy->choice.fresh);
+  EXPECT_TRUE(fresh->choice.fresh);
+  EXPECT_NE(copy->scores, fresh->scores);
+  // A's rules mislead on B: here the fresh column ranks the held-back
+  // tasks better (0.92 against 0.84), so Choose leaves the old start.
+  bool freshWins = fresh->choice.columnTop1 > copy->choice.columnTop1;
+  EXPECT_TRUE(freshWins);
+  const Learned &winner = freshWins ? *fresh : *copy;
+  EXPECT_EQ(chosen->choice.fresh, freshWins);
+  EXPECT_EQ(chosen->choice.columnTop1, winner.choice.columnTop1);
+  EXPECT_EQ(chosen->choice.epochs, winner.choice.epochs);
+  EXPECT_EQ(chosen->scores, winner.scores);
 }
 
 TEST(ContinualModel, BadInputsAreErrors) {
