@@ -154,7 +154,13 @@ llvm::Expected<std::vector<ContinualStudyRow>> mlir::tcl::runContinualStudy(
                                   programs->rows, programs->width,
                                   options.seed);
       config.inputs = getFeatureLayout(kind);
-      auto created = learned::ContinualModel::create(config, options.continual);
+      // Rehearsal swaps the platform's hardware columns, wherever this
+      // layout keeps them.
+      learned::ContinualOptions continualOptions = options.continual;
+      FeatureColumns hardware = getFeatureColumns(kind, FeaturePart::Hardware);
+      continualOptions.hardwareBegin = hardware.begin;
+      continualOptions.hardwareEnd = hardware.end;
+      auto created = learned::ContinualModel::create(config, continualOptions);
       if (!created)
         return created.takeError();
       continual = std::move(*created);

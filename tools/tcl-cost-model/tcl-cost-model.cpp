@@ -266,6 +266,14 @@ static llvm::cl::opt<double> ewcWeight(
                    "information has mean 1)"),
     llvm::cl::init(learned::ContinualOptions().ewcWeight),
     llvm::cl::cat(toolCategory));
+static llvm::cl::opt<double> rehearsalWeight(
+    "rehearsal-weight",
+    llvm::cl::desc("continual: the weight of rehearsing the earlier "
+                   "platforms in each distillation (the new programs with "
+                   "their hardware, scored as the knowledge base did before; "
+                   "0: none)"),
+    llvm::cl::init(learned::ContinualOptions().rehearsalWeight),
+    llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool> distillOnPool(
     "distill-on-pool",
     llvm::cl::desc("continual: distill on the new platform's whole pool "
@@ -851,6 +859,7 @@ llvm::Error continualCommand(Data &data, MLIRContext *context) {
   options.continual.ewcWeight = ewcWeight;
   options.continual.distillEpochs = distillEpochs;
   options.continual.distillOnUnmeasured = distillOnPool;
+  options.continual.rehearsalWeight = rehearsalWeight;
   options.continual.gateInit = gateInit;
   options.continual.heldBackShare = heldBack;
   options.continual.columnStart = *learned::parseColumnStart(columnStart);

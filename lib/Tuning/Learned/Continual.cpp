@@ -180,6 +180,37 @@ std::pair<ProgramSet, ProgramSet> holdBackTasks(const ProgramSet &data,
   return {std::move(learn), std::move(check)};
 }
 
+/// The hardware columns [begin, end) of `set`'s first row that has any
+/// (every program of a platform has the same); empty if none has.
+std::vector<float> hardwareOf(const ProgramSet &set, unsigned begin,
+                              unsigned end) {
+  const size_t rows = set.inputs.size() / set.width;
+  for (size_t row = 0; row < rows; ++row) {
+    const float *columns = set.inputs.data() + row * set.width;
+    if (std::any_of(columns + begin, columns + end,
+                    [](float value) { return value != 0; }))
+      return std::vector<float>(columns + begin, columns + end);
+  }
+  return {};
+}
+
+/// `rows` rows of `width` floats at `inputs`, each row that has hardware
+/// columns (any non-zero in [begin, begin + hardware.size())) taking
+/// `hardware` there: the programs as another platform's. Padding rows stay
+/// zero.
+std::vector<float> withHardware(const float *inputs, size_t rows,
+                                unsigned width, unsigned begin,
+                                llvm::ArrayRef<float> hardware) {
+  std::vector<float> moved(inputs, inputs + rows * width);
+  for (size_t row = 0; row < rows; ++row) {
+    float *columns = moved.data() + row * width + begin;
+    if (std::any_of(columns, columns + hardware.size(),
+                    [](float value) { return value != 0; }))
+      std::copy(hardware.begin(), hardware.end(), columns);
+  }
+  return moved;
+}
+
 } // namespace
 
 struct ContinualModel::Impl {
@@ -195,6 +226,14 @@ struct ContinualModel::Impl {
   std::unique_ptr<ElasticWeights> elastic;
   unsigned platforms = 0;
   ColumnChoice lastChoice;
+  /// The hardware columns of each platform learned here, in order
+  /// (ContinualOptions::rehearsalWeight; empty for one without any).
+  std::vector<std::vector<float>> platformHardware;
+
+  bool rehearses() const {
+    return options.rehearsalWeight > 0 &&
+           options.hardwareBegin < options.hardwareEnd;
+  }
 
   /// The model around the knowledge base `made` (an error passes through),
   /// having learned `platformsLearned` platforms; an error for options out
@@ -254,6 +293,9 @@ struct ContinualModel::Impl {
     useThreads(train.threads);
     // Scoring later runs on as many threads as training did.
     knowledge->threads = train.threads;
+    if (rehearses())
+      platformHardware.push_back(
+          hardwareOf(data, options.hardwareBegin, options.hardwareEnd));
     if (platforms == 0) {
       if (llvm::Error error = knowledge->train(data, train))
         return error;
@@ -328,11 +370,42 @@ struct ContinualModel::Impl {
           auto [x, mask] =
               knowledge->prepare(batch.inputs, batch.count, batch.length);
           return torch::mse_loss(knowledge->net->score(x, mask), teacher) +
-                 options.ewcWeight * elastic->penalty();
+                 options.ewcWeight * elastic->penalty() + rehearsal(batch);
         },
         "distillation");
     knowledge->net->eval();
     return error;
+  }
+
+  /// The rehearsal term of a KD batch (ContinualOptions::rehearsalWeight):
+  /// for each earlier platform with hardware columns other than the new
+  /// one's, the MSE between the KB's scores of the batch as that platform's
+  /// programs and those of the KB before the platform (columnKnowledge).
+  torch::Tensor rehearsal(const TrainingBatch &batch) {
+    torch::Tensor sum = torch::zeros({});
+    if (!rehearses() || platformHardware.size() < 2)
+      return sum;
+    const std::vector<float> &current = platformHardware.back();
+    const size_t rows = size_t(batch.count) * batch.length;
+    for (size_t p = 0; p + 1 < platformHardware.size(); ++p) {
+      const std::vector<float> &earlier = platformHardware[p];
+      if (earlier.empty() || earlier == current)
+        continue;
+      std::vector<float> asEarlier =
+          withHardware(batch.inputs, rows, config.width, options.hardwareBegin,
+                       earlier);
+      torch::Tensor target;
+      {
+        torch::NoGradGuard noGrad;
+        auto [x, mask] = columnKnowledge->prepare(asEarlier.data(),
+                                                  batch.count, batch.length);
+        target = columnKnowledge->net->score(x, mask);
+      }
+      auto [x, mask] =
+          knowledge->prepare(asEarlier.data(), batch.count, batch.length);
+      sum = sum + torch::mse_loss(knowledge->net->score(x, mask), target);
+    }
+    return options.rehearsalWeight * sum;
   }
 
   /// CL, its epochs chosen on the held-back tasks `check`
@@ -519,15 +592,23 @@ ContinualModel::Impl::make(llvm::Expected<std::unique_ptr<ModelImpl>> made,
                            unsigned platformsLearned) {
   if (!(options.ewcWeight >= 0) || !(options.distillLearningRate > 0) ||
       options.distillEpochs == 0 ||
-      !(options.heldBackShare >= 0 && options.heldBackShare < 1)) {
+      !(options.heldBackShare >= 0 && options.heldBackShare < 1) ||
+      !(options.rehearsalWeight >= 0) ||
+      options.hardwareBegin > options.hardwareEnd) {
     if (!made)
       llvm::consumeError(made.takeError());
-    return makeError("continual model: the EWC weight must be >= 0, the "
-                     "distillation's epochs and step size positive, the "
-                     "held-back share in [0, 1)");
+    return makeError("continual model: the EWC and rehearsal weights must be "
+                     ">= 0, the distillation's epochs and step size positive, "
+                     "the held-back share in [0, 1), the hardware columns a "
+                     "range");
   }
   if (!made)
     return made.takeError();
+  if (options.hardwareEnd > (*made)->config.width)
+    return makeError("continual model: hardware columns [" +
+                     llvm::Twine(options.hardwareBegin) + ", " +
+                     llvm::Twine(options.hardwareEnd) + ") lie beyond rows " +
+                     llvm::Twine((*made)->config.width) + " wide");
   return guarded("making a continual model",
                  [&]() -> llvm::Expected<std::unique_ptr<Impl>> {
                    auto impl = std::make_unique<Impl>();

@@ -99,6 +99,17 @@ struct ContinualOptions {
   /// (reading the KB laterally) it ranked 0.918 with seed 1.
   enum class ColumnStart { Copy, Fresh, Choose };
   ColumnStart columnStart = ColumnStart::Choose;
+  /// Rehearsal of the earlier platforms in the KD phase, without their
+  /// data: every batch of the new platform's programs is also shown with
+  /// the hardware columns of each earlier platform in place of its own
+  /// (the columns [hardwareBegin, hardwareEnd) of each row that has any),
+  /// and the KB learns to score those as it did before the platform (its
+  /// frozen copy is the teacher there), weighted by `rehearsalWeight`.
+  /// Learning without forgetting, with the platform as an input: what the
+  /// KB knew of an earlier machine is asked of it on programs it can still
+  /// see. 0 for either (or hardwareBegin == hardwareEnd): no rehearsal.
+  double rehearsalWeight = 0;
+  unsigned hardwareBegin = 0, hardwareEnd = 0;
 };
 
 /// "copy", "fresh", "choose"; parseColumnStart is its inverse.
