@@ -89,10 +89,15 @@ std::string describe(const learned::ContinualModel::ColumnChoice &choice) {
                 .str();
   if (!choice.distilled)
     return text + ": not distilled";
+  text += ": distilled";
+  if (choice.rehearsed)
+    text += llvm::formatv(" rehearsing {0} earlier platform{1}",
+                          choice.rehearsed, choice.rehearsed == 1 ? "" : "s")
+                .str();
   if (choice.agreementBefore == 0 && choice.agreementAfter == 0)
-    return text + ": distilled";
-  return text + llvm::formatv(": distilled, agreement with the column on "
-                              "the pool {0:F3} -> {1:F3}: {2}",
+    return text;
+  return text + llvm::formatv(", agreement with the column on the pool "
+                              "{0:F3} -> {1:F3}: {2}",
                               choice.agreementBefore, choice.agreementAfter,
                               choice.kept ? "kept" : "undone")
                     .str();

@@ -18,6 +18,7 @@
 #include "ModelImpl.h"
 #include "Training.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -235,6 +236,21 @@ struct ContinualModel::Impl {
            options.hardwareBegin < options.hardwareEnd;
   }
 
+  /// The hardware columns the KD phase of the platform being learned (the
+  /// last of platformHardware) rehearses: every earlier platform's that
+  /// differ from its own, once each.
+  std::vector<std::vector<float>> rehearsedHardware() const {
+    std::vector<std::vector<float>> earlier;
+    if (!rehearses() || platformHardware.size() < 2)
+      return earlier;
+    const std::vector<float> &current = platformHardware.back();
+    for (size_t p = 0; p + 1 < platformHardware.size(); ++p)
+      if (!platformHardware[p].empty() && platformHardware[p] != current &&
+          !llvm::is_contained(earlier, platformHardware[p]))
+        earlier.push_back(platformHardware[p]);
+    return earlier;
+  }
+
   /// The model around the knowledge base `made` (an error passes through),
   /// having learned `platformsLearned` platforms; an error for options out
   /// of range.
@@ -311,6 +327,7 @@ struct ContinualModel::Impl {
     if (!distilling)
       return distilling.takeError();
     if (*distilling) {
+      lastChoice.rehearsed = unsigned(rehearsedHardware().size());
       llvm::Error error = unmeasured && unmeasured->size()
                               ? distillChecked(data, *unmeasured, train)
                               : distillColumn(data, train);
@@ -383,14 +400,8 @@ struct ContinualModel::Impl {
   /// programs and those of the KB before the platform (columnKnowledge).
   torch::Tensor rehearsal(const TrainingBatch &batch) {
     torch::Tensor sum = torch::zeros({});
-    if (!rehearses() || platformHardware.size() < 2)
-      return sum;
-    const std::vector<float> &current = platformHardware.back();
     const size_t rows = size_t(batch.count) * batch.length;
-    for (size_t p = 0; p + 1 < platformHardware.size(); ++p) {
-      const std::vector<float> &earlier = platformHardware[p];
-      if (earlier.empty() || earlier == current)
-        continue;
+    for (const std::vector<float> &earlier : rehearsedHardware()) {
       std::vector<float> asEarlier =
           withHardware(batch.inputs, rows, config.width, options.hardwareBegin,
                        earlier);

@@ -203,6 +203,9 @@ public:
     /// How alike the KB orders the unmeasured programs to the column,
     /// before and after the KD (0 when not checked).
     double agreementBefore = 0, agreementAfter = 0;
+    /// The earlier platforms the KD phase rehearsed
+    /// (ContinualOptions::rehearsalWeight; 0 when it did not).
+    unsigned rehearsed = 0;
   };
   ColumnChoice getLastColumnChoice() const;
   /// The gates α of the current active column (empty before the second
