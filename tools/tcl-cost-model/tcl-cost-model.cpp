@@ -304,9 +304,9 @@ static llvm::cl::opt<std::string> columnStart(
     llvm::cl::desc("continual: how each active column starts: copy (of the "
                    "knowledge base), fresh, or choose (whichever ranks the "
                    "held-back tasks better)"),
-    llvm::cl::init(learned::getColumnStartName(
-                       learned::ContinualOptions().columnStart)
-                       .str()),
+    llvm::cl::init(
+        learned::getColumnStartName(learned::ContinualOptions().columnStart)
+            .str()),
     llvm::cl::cat(toolCategory));
 static llvm::cl::opt<bool>
     skipBaselines("skip-baselines",

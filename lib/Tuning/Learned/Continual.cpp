@@ -16,39 +16,17 @@
 #include "Dense.h"
 #include "ElasticWeights.h"
 #include "ModelImpl.h"
+#include "PlatformPrograms.h"
 #include "Training.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringSwitch.h"
 
-#include <map>
 #include <optional>
-#include <set>
+#include <random>
 
 using namespace mlir::tcl::learned;
 using ColumnStart = ContinualOptions::ColumnStart;
-
-llvm::StringRef mlir::tcl::learned::getColumnStartName(ColumnStart start) {
-  switch (start) {
-  case ColumnStart::Copy:
-    return "copy";
-  case ColumnStart::Fresh:
-    return "fresh";
-  case ColumnStart::Choose:
-    return "choose";
-  }
-  llvm_unreachable("unknown column start");
-}
-
-std::optional<ColumnStart>
-mlir::tcl::learned::parseColumnStart(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<ColumnStart>>(name)
-      .Case("copy", ColumnStart::Copy)
-      .Case("fresh", ColumnStart::Fresh)
-      .Case("choose", ColumnStart::Choose)
-      .Default(std::nullopt);
-}
 
 namespace {
 
@@ -90,126 +68,6 @@ llvm::Expected<std::unique_ptr<ModelImpl>> copyOf(const ModelImpl &model) {
   if (copy)
     copyWeights(model, **copy);
   return copy;
-}
-
-/// The indices of `set`'s programs, task by task.
-std::map<unsigned, std::vector<size_t>> programsByTask(const ProgramSet &set) {
-  std::map<unsigned, std::vector<size_t>> byTask;
-  for (size_t i = 0; i < set.size(); ++i)
-    byTask[set.groups[i]].push_back(i);
-  return byTask;
-}
-
-/// Top-1 of `scores` on `set`: over its tasks (alike), the label of the
-/// program scored highest relative to the task's best label. Metrics.h's
-/// top-k score on labels (throughputs) rather than latencies.
-double topOne(const ProgramSet &set, llvm::ArrayRef<float> scores) {
-  struct Task {
-    float topScore = -std::numeric_limits<float>::infinity();
-    float picked = 0, best = 0;
-  };
-  std::map<unsigned, Task> tasks;
-  for (size_t i = 0; i < set.size(); ++i) {
-    Task &task = tasks[set.groups[i]];
-    task.best = std::max(task.best, set.labels[i]);
-    if (scores[i] > task.topScore) {
-      task.topScore = scores[i];
-      task.picked = set.labels[i];
-    }
-  }
-  double sum = 0;
-  size_t counted = 0;
-  for (const auto &[group, task] : tasks)
-    if (task.best > 0) {
-      sum += task.picked / task.best;
-      ++counted;
-    }
-  return counted ? sum / double(counted) : 0;
-}
-
-/// How alike two scorings of `set` order it: over its tasks (alike), the
-/// share of the pairs `reference` orders strictly that `scores` orders the
-/// same way.
-double orderAgreement(const ProgramSet &set, llvm::ArrayRef<float> reference,
-                      llvm::ArrayRef<float> scores) {
-  double sum = 0;
-  size_t counted = 0;
-  for (const auto &[group, programs] : programsByTask(set)) {
-    size_t same = 0, ordered = 0;
-    for (size_t i : programs)
-      for (size_t j : programs)
-        if (reference[i] > reference[j]) {
-          ++ordered;
-          same += scores[i] > scores[j];
-        }
-    if (ordered) {
-      sum += double(same) / double(ordered);
-      ++counted;
-    }
-  }
-  return counted ? sum / double(counted) : 0;
-}
-
-/// `data` split by task into what a column learns and what judges it: the
-/// programs of about `share` of the tasks that can judge a ranking (two
-/// programs or more, not all of one label), drawn by `seed`, are held
-/// back. Nothing is held back when that would leave fewer than two tasks on
-/// either side.
-std::pair<ProgramSet, ProgramSet> holdBackTasks(const ProgramSet &data,
-                                                double share, uint64_t seed) {
-  std::map<unsigned, std::vector<size_t>> byTask = programsByTask(data);
-  std::vector<unsigned> judging;
-  for (const auto &[group, programs] : byTask) {
-    auto [low, high] = std::minmax_element(
-        programs.begin(), programs.end(),
-        [&](size_t a, size_t b) { return data.labels[a] < data.labels[b]; });
-    if (data.labels[*high] > data.labels[*low])
-      judging.push_back(group);
-  }
-  std::mt19937_64 rng(seed);
-  std::shuffle(judging.begin(), judging.end(), rng);
-  const size_t count = size_t(std::llround(share * double(judging.size())));
-  ProgramSet learn(data.rows, data.width), check(data.rows, data.width);
-  if (count < 2 || byTask.size() - count < 2)
-    return {data, check};
-  std::set<unsigned> heldBack(judging.begin(), judging.begin() + count);
-  const size_t perProgram = size_t(data.rows) * data.width;
-  for (size_t i = 0; i < data.size(); ++i)
-    (heldBack.count(data.groups[i]) ? check : learn)
-        .append(data.inputs.data() + i * perProgram, data.labels[i],
-                data.groups[i]);
-  return {std::move(learn), std::move(check)};
-}
-
-/// The hardware columns [begin, end) of `set`'s first row that has any
-/// (every program of a platform has the same); empty if none has.
-std::vector<float> hardwareOf(const ProgramSet &set, unsigned begin,
-                              unsigned end) {
-  const size_t rows = set.inputs.size() / set.width;
-  for (size_t row = 0; row < rows; ++row) {
-    const float *columns = set.inputs.data() + row * set.width;
-    if (std::any_of(columns + begin, columns + end,
-                    [](float value) { return value != 0; }))
-      return std::vector<float>(columns + begin, columns + end);
-  }
-  return {};
-}
-
-/// `rows` rows of `width` floats at `inputs`, each row that has hardware
-/// columns (any non-zero in [begin, begin + hardware.size())) taking
-/// `hardware` there: the programs as another platform's. Padding rows stay
-/// zero.
-std::vector<float> withHardware(const float *inputs, size_t rows,
-                                unsigned width, unsigned begin,
-                                llvm::ArrayRef<float> hardware) {
-  std::vector<float> moved(inputs, inputs + rows * width);
-  for (size_t row = 0; row < rows; ++row) {
-    float *columns = moved.data() + row * width + begin;
-    if (std::any_of(columns, columns + hardware.size(),
-                    [](float value) { return value != 0; }))
-      std::copy(hardware.begin(), hardware.end(), columns);
-  }
-  return moved;
 }
 
 } // namespace
@@ -402,14 +260,13 @@ struct ContinualModel::Impl {
     torch::Tensor sum = torch::zeros({});
     const size_t rows = size_t(batch.count) * batch.length;
     for (const std::vector<float> &earlier : rehearsedHardware()) {
-      std::vector<float> asEarlier =
-          withHardware(batch.inputs, rows, config.width, options.hardwareBegin,
-                       earlier);
+      std::vector<float> asEarlier = withHardware(
+          batch.inputs, rows, config.width, options.hardwareBegin, earlier);
       torch::Tensor target;
       {
         torch::NoGradGuard noGrad;
-        auto [x, mask] = columnKnowledge->prepare(asEarlier.data(),
-                                                  batch.count, batch.length);
+        auto [x, mask] = columnKnowledge->prepare(asEarlier.data(), batch.count,
+                                                  batch.length);
         target = columnKnowledge->net->score(x, mask);
       }
       auto [x, mask] =
@@ -452,9 +309,8 @@ struct ContinualModel::Impl {
     bool bestFresh = starts.front();
     double best = -1;
     for (bool fresh : starts)
-      if (llvm::Error error =
-              probeColumn(learnPart, check, train, fresh, best, bestEpochs,
-                          bestFresh))
+      if (llvm::Error error = probeColumn(learnPart, check, train, fresh, best,
+                                          bestEpochs, bestFresh))
         return std::move(error);
     lastChoice.fresh = bestFresh;
     lastChoice.epochs = bestEpochs;
