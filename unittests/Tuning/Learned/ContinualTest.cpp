@@ -87,6 +87,35 @@ std::unique_ptr<ContinualModel> learnedFirst(const ModelConfig &config,
   return std::move(*model);
 }
 
+/// learnedFirst, then `second` learned with `train` (and `pool` as its
+/// unmeasured programs, if given); null, with a failed expectation, if it
+/// could not.
+std::unique_ptr<ContinualModel>
+learnedTwo(const ModelConfig &config, const ContinualOptions &options,
+           const ProgramSet &first, const ProgramSet &second,
+           const TrainOptions &train, const ProgramSet *pool = nullptr) {
+  auto model = learnedFirst(config, options, first);
+  if (!model)
+    return nullptr;
+  if (llvm::Error error = model->learnPlatform(second, train, pool)) {
+    ADD_FAILURE() << llvm::toString(std::move(error));
+    return nullptr;
+  }
+  return model;
+}
+
+/// `model`'s scores of `set` by `column` (empty, with a failed expectation,
+/// if it could not score).
+std::vector<float> scoresOf(const ContinualModel &model, const ProgramSet &set,
+                            ContinualModel::Column column) {
+  auto scores = model.predict(set, column);
+  if (!scores) {
+    ADD_FAILURE() << llvm::toString(scores.takeError());
+    return {};
+  }
+  return *scores;
+}
+
 TEST(ElasticWeights, PenaltyIsZeroAtTheAnchorAndGrowsAwayFromIt) {
   torch::Tensor weights = torch::tensor({1.0f, -2.0f, 0.5f}).requires_grad_();
   ElasticWeights elastic({weights});
@@ -233,23 +262,15 @@ TEST(ContinualModel, RehearsalKeepsAnEarlierPlatformWithoutItsData) {
     options.rehearsalWeight = rehearsal;
     options.hardwareBegin = kWidth - 1; // the platform's column
     options.hardwareEnd = kWidth;
-    auto continual = learnedFirst(config, options, trainA);
+    auto continual = learnedTwo(config, options, trainA, trainB, train);
     if (!continual)
       return std::nullopt;
-    if (llvm::Error error = continual->learnPlatform(trainB, train)) {
-      ADD_FAILURE() << llvm::toString(std::move(error));
+    std::vector<float> onA = scoresOf(*continual, testA, Column::KnowledgeBase),
+                       onB = scoresOf(*continual, testB, Column::KnowledgeBase);
+    if (onA.empty() || onB.empty())
       return std::nullopt;
-    }
-    auto onA = continual->predict(testA, Column::KnowledgeBase);
-    auto onB = continual->predict(testB, Column::KnowledgeBase);
-    if (!onA || !onB) {
-      ADD_FAILURE() << "scoring failed";
-      llvm::consumeError(onA.takeError());
-      llvm::consumeError(onB.takeError());
-      return std::nullopt;
-    }
-    return Accuracies{pairwiseAccuracy(testA, *onA),
-                      pairwiseAccuracy(testB, *onB)};
+    return Accuracies{pairwiseAccuracy(testA, onA),
+                      pairwiseAccuracy(testB, onB)};
   };
   std::optional<Accuracies> plain = knowledgeAfterB(0),
                             rehearsed = knowledgeAfterB(10);
@@ -359,36 +380,23 @@ TEST(ContinualModel, DistillsOnThePoolWithoutReadingItsLabels) {
   for (float &label : unlabelledB.labels)
     label = 1.0f - label;
   ModelConfig config(ModelKind::MLP, kRows, kWidth, /*seed=*/17);
-  TrainOptions train = quickTraining();
-  using Column = ContinualModel::Column;
-  auto knowledgeAfter =
-      [&](bool onPool,
-          const ProgramSet &pool) -> std::optional<std::vector<float>> {
+  auto knowledgeAfter = [&](bool onPool, const ProgramSet &pool) {
     ContinualOptions options;
     options.heldBackShare = 0; // always distilled
     options.distillOnUnmeasured = onPool;
-    auto continual = learnedFirst(config, options, trainA);
+    auto continual =
+        learnedTwo(config, options, trainA, trainB, quickTraining(), &pool);
     if (!continual)
-      return std::nullopt;
-    if (llvm::Error error = continual->learnPlatform(trainB, train, &pool)) {
-      ADD_FAILURE() << llvm::toString(std::move(error));
-      return std::nullopt;
-    }
+      return std::vector<float>();
     EXPECT_TRUE(continual->getLastColumnChoice().distilled);
-    auto scores = continual->predict(testB, Column::KnowledgeBase);
-    if (!scores) {
-      ADD_FAILURE() << llvm::toString(scores.takeError());
-      return std::nullopt;
-    }
-    return *scores;
+    return scoresOf(*continual, testB, ContinualModel::Column::KnowledgeBase);
   };
-  std::optional<std::vector<float>> onMeasured = knowledgeAfter(false, poolB),
-                                    onPool = knowledgeAfter(true, poolB),
-                                    onUnlabelled =
-                                        knowledgeAfter(true, unlabelledB);
-  ASSERT_TRUE(onMeasured && onPool && onUnlabelled);
-  EXPECT_NE(*onPool, *onMeasured);
-  EXPECT_EQ(*onPool, *onUnlabelled);
+  std::vector<float> onMeasured = knowledgeAfter(false, poolB),
+                     onPool = knowledgeAfter(true, poolB),
+                     onUnlabelled = knowledgeAfter(true, unlabelledB);
+  ASSERT_FALSE(onMeasured.empty() || onPool.empty() || onUnlabelled.empty());
+  EXPECT_NE(onPool, onMeasured);
+  EXPECT_EQ(onPool, onUnlabelled);
 }
 
 /// The active column starts as a copy of the KB or fresh, whichever ranks
@@ -410,19 +418,11 @@ TEST(ContinualModel, TheColumnStartsAsTheHeldBackTasksChoose) {
   auto learnB = [&](Start start) -> std::optional<Learned> {
     ContinualOptions options;
     options.columnStart = start;
-    auto continual = learnedFirst(config, options, trainA);
+    auto continual = learnedTwo(config, options, trainA, trainB, train);
     if (!continual)
       return std::nullopt;
-    if (llvm::Error error = continual->learnPlatform(trainB, train)) {
-      ADD_FAILURE() << llvm::toString(std::move(error));
-      return std::nullopt;
-    }
-    auto scores = continual->predict(testB, Column::Active);
-    if (!scores) {
-      ADD_FAILURE() << llvm::toString(scores.takeError());
-      return std::nullopt;
-    }
-    return Learned{continual->getLastColumnChoice(), *scores};
+    return Learned{continual->getLastColumnChoice(),
+                   scoresOf(*continual, testB, Column::Active)};
   };
   std::optional<Learned> copy = learnB(Start::Copy),
                          fresh = learnB(Start::Fresh),
