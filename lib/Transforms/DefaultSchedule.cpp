@@ -427,9 +427,19 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   // Elsewhere one chosen for these extents, remainder tiles included
   // (pickRegisterTile); the loops peel the remainders.
   int64_t sliceChannels = 0;
-  if (isStatic && (!isWholeVectors(inner[channelDim], lanes) ||
-                   w.extent(channelDim) % inner[channelDim] != 0 ||
-                   w.extent(columnDim) % inner[columnDim] != 0)) {
+  // A full convolution with a kernel window whose output channels are not
+  // whole vectors takes them all in one register tile where that fits.
+  std::optional<RegisterTile> whole;
+  if (isStatic && info.inputChannelDim && !info.groupDim &&
+      (w.extent(kernelRowDim) != 1 || w.extent(info.widthDims->window) != 1))
+    whole = pickWholeChannelTile(w.extent(columnDim), w.extent(channelDim),
+                                 lanes, registers);
+  if (whole) {
+    inner[columnDim] = whole->columns;
+    inner[channelDim] = sliceChannels = whole->channels;
+  } else if (isStatic && (!isWholeVectors(inner[channelDim], lanes) ||
+                          w.extent(channelDim) % inner[channelDim] != 0 ||
+                          w.extent(columnDim) % inner[columnDim] != 0)) {
     RegisterTile tile = pickRegisterTile(
         w.extent(columnDim), w.extent(channelDim), lanes, registers);
     inner[columnDim] = tile.columns;

@@ -108,6 +108,27 @@ RegisterTile pickRegisterTile(int64_t width, int64_t channels, int64_t lanes,
   return best;
 }
 
+std::optional<RegisterTile> pickWholeChannelTile(int64_t width,
+                                                 int64_t channels,
+                                                 int64_t lanes,
+                                                 unsigned registers) {
+  if (ShapedType::isDynamic(width) || ShapedType::isDynamic(channels) ||
+      channels <= lanes || channels % lanes == 0 || channels > 4 * lanes)
+    return std::nullopt;
+  // Where the usual tile leaves its channels' remainder in one piece, that
+  // ran as fast or faster (20 = 16 + 4 channels: 158 GFLOP/s against 137
+  // in one tile of 20, Zen 5, AVX-512; 103 against 71 with AVX2).
+  RegisterTile usual = pickRegisterTile(width, channels, lanes, registers);
+  if (hasVectorRemainder(channels, usual.channels))
+    return std::nullopt;
+  int64_t vectors = getVectorOps(channels, lanes);
+  for (int64_t columns = std::min<int64_t>(16, width); columns >= 1; --columns)
+    if (width % columns == 0 && fitsRegisters(columns, vectors, registers) &&
+        columns * vectors >= getLatencyAccumulators(registers))
+      return RegisterTile{columns, channels};
+  return std::nullopt;
+}
+
 int64_t pickCacheTile(int64_t extent, int64_t preferred, int64_t multiple) {
   int64_t tile = pickTile(extent, preferred, multiple);
   if (ShapedType::isDynamic(extent) || extent % tile == 0 ||
