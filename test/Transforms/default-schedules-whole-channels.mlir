@@ -6,6 +6,7 @@
 // pickRegisterTile's 14 x 32 with a 14 x 20 (16 + 4) remainder ran 201
 // GFLOP/s against 218-229 on Zen 5 (3x3 52->52 at 28x28, one thread); 44
 // channels 172 -> 194, 26 channels 122 -> 153 (with AVX2 76 -> 102).
+// REQUIRES: tcl-run
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512" | FileCheck %s
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx512 num-threads=2" | FileCheck %s --check-prefix=TWO
 // RUN: tcl-opt %s "--tcl-default-schedules=target=x86-avx2" | FileCheck %s --check-prefix=AVX2
