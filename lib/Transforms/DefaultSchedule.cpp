@@ -429,9 +429,10 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
   int64_t sliceChannels = 0;
   // A full convolution with a kernel window whose output channels are not
   // whole vectors takes them all in one register tile where that fits.
+  bool window = info.inputChannelDim && (w.extent(kernelRowDim) != 1 ||
+                                         w.extent(info.widthDims->window) != 1);
   std::optional<RegisterTile> whole;
-  if (isStatic && info.inputChannelDim && !info.groupDim &&
-      (w.extent(kernelRowDim) != 1 || w.extent(info.widthDims->window) != 1))
+  if (isStatic && window && !info.groupDim)
     whole = pickWholeChannelTile(w.extent(columnDim), w.extent(channelDim),
                                  lanes, registers);
   if (whole) {
@@ -467,8 +468,6 @@ void writeWindowOp(ScheduleWriter &w, const AnchorInfo &info, int64_t lanes,
     };
     int64_t width = w.extent(columnDim);
     int64_t vectors = llvm::divideCeil(inner[channelDim], lanes);
-    bool window =
-        w.extent(kernelRowDim) != 1 || w.extent(info.widthDims->window) != 1;
     if (accumulators(inner[channelDim]) < getLatencyAccumulators(registers) &&
         width <= 16 && width * vectors <= getMaxAccumulators(registers))
       inner[columnDim] = width;

@@ -88,6 +88,8 @@ struct ContinualModel::Impl {
   /// The hardware columns of each platform learned here, in order
   /// (ContinualOptions::rehearsalWeight; empty for one without any).
   std::vector<std::vector<float>> platformHardware;
+  /// What this platform's KD rehearses: rehearsedHardware, once, not a batch.
+  std::vector<std::vector<float>> rehearsing;
 
   bool rehearses() const {
     return options.rehearsalWeight > 0 &&
@@ -185,7 +187,8 @@ struct ContinualModel::Impl {
     if (!distilling)
       return distilling.takeError();
     if (*distilling) {
-      lastChoice.rehearsed = unsigned(rehearsedHardware().size());
+      rehearsing = rehearsedHardware();
+      lastChoice.rehearsed = unsigned(rehearsing.size());
       llvm::Error error = unmeasured && unmeasured->size()
                               ? distillChecked(data, *unmeasured, train)
                               : distillColumn(data, train);
@@ -259,7 +262,7 @@ struct ContinualModel::Impl {
   torch::Tensor rehearsal(const TrainingBatch &batch) {
     torch::Tensor sum = torch::zeros({});
     const size_t rows = size_t(batch.count) * batch.length;
-    for (const std::vector<float> &earlier : rehearsedHardware()) {
+    for (const std::vector<float> &earlier : rehearsing) {
       std::vector<float> asEarlier = withHardware(
           batch.inputs, rows, config.width, options.hardwareBegin, earlier);
       torch::Tensor target;
